@@ -1,0 +1,83 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"steerable.dev/sidecar/internal/rpc"
+)
+
+// serveCmd runs the daemon until shutdown, EOF or a signal.
+func serveCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	fs := newFlagSet("serve", "[serve] [flags]", stdout, stderr)
+	var common commonFlags
+	common.register(fs, "info")
+	strict := fs.Bool("strict-config", false, "exit 2 on any invalid environment variable instead of degrading")
+	framing := fs.String("framing", rpc.FramingNewline, "frame format: newline or content-length")
+	quiet := fs.Bool("quiet-ready", false, "do not write the __SIDECAR_READY__ line on stderr")
+	if code, stop := parseFlags(fs, args); stop {
+		return code
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "steerable-sidecar serve: unexpected argument %q\n", fs.Arg(0))
+		return exitUsage
+	}
+	a, err := boot(common, *strict, stderr)
+	if err != nil {
+		fmt.Fprintf(stderr, "steerable-sidecar: %v\n", err)
+		return exitUsage
+	}
+	// The peer exists before the tools (they are built with it) and is
+	// bound to the connection when Serve starts.
+	host := rpc.NewPeer(a.log)
+	if err := a.buildTools(host); err != nil {
+		fmt.Fprintf(stderr, "steerable-sidecar: %v\n", err)
+		return exitUsage
+	}
+	defer a.close()
+	srv, err := rpc.NewServer(rpc.Options{
+		Version: version, Framing: *framing,
+		MaxFrameBytes: a.cfg.MaxFrameBytes, MaxInflight: a.cfg.MaxInflight,
+		ShutdownGrace: time.Duration(a.cfg.ShutdownGraceMs) * time.Millisecond,
+		QuietReady:    *quiet, ReadyOut: a.logOut, Log: a.log,
+	}, rpc.Services{Registry: a.registry, Dispatcher: a.dispatcher, Checks: a.healthChecks}, host)
+	if err != nil {
+		fmt.Fprintf(stderr, "steerable-sidecar: %v\n", err)
+		return exitUsage
+	}
+	stopSignals := onSignals(func() { srv.ShutdownNow(rpc.ReasonSignal) })
+	defer stopSignals()
+	srv.Serve(stdin, stdout)
+	return exitOK
+}
+
+// onSignals calls fn on SIGTERM or SIGINT. SIGPIPE is caught too, so a write
+// to a closed stdout returns EPIPE (and the server shuts down) instead of
+// killing the process before it can stop its children.
+func onSignals(fn func()) (stop func()) {
+	term := make(chan os.Signal, 1)
+	signal.Notify(term, syscall.SIGTERM, syscall.SIGINT)
+	pipe := make(chan os.Signal, 1)
+	signal.Notify(pipe, syscall.SIGPIPE)
+	done := make(chan struct{})
+	go func() {
+		for {
+			select {
+			case <-term:
+				fn()
+			case <-pipe:
+			case <-done:
+				return
+			}
+		}
+	}()
+	return func() {
+		signal.Stop(term)
+		signal.Stop(pipe)
+		close(done)
+	}
+}

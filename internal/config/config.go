@@ -1,0 +1,90 @@
+// Package config builds the sidecar's one validated Config from the
+// environment. It is the only package that reads STEERABLE_* variables (and
+// the proxy variables); everything below cmd receives plain values.
+//
+// Every variable is declared once, as a struct tag: its name (env), default
+// (envDefault), allowed range (range:"min..max") or choices (oneof:"a|b"),
+// the feature it belongs to, and its help line. Vars() turns those tags into
+// the table that --help and the README print, so the documentation cannot
+// drift from the parser.
+//
+// # Postures
+//
+// Load never fails: it returns the Config (every invalid value replaced by
+// its default) and the list of Problems. The caller picks the posture of
+// SPEC §4.3: `serve` logs each problem and degrades the feature it belongs to
+// (a bad web bound leaves the web pair unregistered, checks.web = error);
+// `call` and --strict-config exit 2 naming the variable, its value and the
+// allowed range.
+package config
+
+// Config is every setting of one sidecar process.
+type Config struct {
+	// Core protocol and lifecycle.
+	Workspace        string `env:"STEERABLE_WORKSPACE" feature:"core" help:"workspace root; paths resolve against it (default: --cwd, else the process cwd)"`
+	WorkspaceConfine bool   `env:"STEERABLE_WORKSPACE_CONFINE" envDefault:"true" feature:"files" help:"refuse paths that resolve outside the workspace (0 turns confinement off)"`
+	MaxFrameBytes    int    `env:"STEERABLE_MAX_FRAME_BYTES" envDefault:"16777216" range:"1024..1073741824" feature:"core" help:"largest incoming frame; a longer line is discarded and answered -32600"`
+	MaxInflight      int    `env:"STEERABLE_MAX_INFLIGHT" envDefault:"64" range:"1..4096" feature:"core" help:"requests running at once; excess requests wait"`
+	ShutdownGraceMs  int    `env:"STEERABLE_SHUTDOWN_GRACE_MS" envDefault:"5000" range:"0..600000" feature:"core" help:"how long system.shutdown and EOF let in-flight calls finish before cancelling them"`
+	Approvals        string `env:"STEERABLE_APPROVALS" envDefault:"off" oneof:"off|host" feature:"core" help:"host: ask the host (approval.request) before local/destructive tools run without consentGranted"`
+
+	// File tools.
+	RequireReadBeforeWrite bool `env:"STEERABLE_REQUIRE_READ_BEFORE_WRITE" envDefault:"true" feature:"files" help:"hard gate: refuse to overwrite an existing file this session never read (0 opts out)"`
+
+	// Sandbox and shell.
+	Sandbox            string `env:"STEERABLE_SANDBOX" envDefault:"auto" oneof:"auto|bwrap|landlock|seatbelt|none" feature:"sandbox" help:"layer-2 sandbox backend for bash and run_code; auto probes at boot"`
+	SandboxNetwork     bool   `env:"STEERABLE_SANDBOX_NETWORK" envDefault:"false" feature:"sandbox" help:"let sandboxed commands use the network"`
+	SandboxRequire     bool   `env:"STEERABLE_SANDBOX_REQUIRE" envDefault:"false" feature:"sandbox" help:"no working backend becomes the terminal error sandbox_unavailable instead of running unsandboxed"`
+	SidecarConfined    bool   `env:"STEERABLE_SIDECAR_CONFINED" envDefault:"false" feature:"sandbox" help:"the host already runs the sidecar under an OS sandbox (layer 1); run_code inherits it"`
+	BashMaxTimeoutMs   int    `env:"STEERABLE_BASH_MAX_TIMEOUT_MS" envDefault:"600000" range:"1000..86400000" feature:"sandbox" help:"ceiling for bash timeout_ms (the default per call is 120000)"`
+	BashMaxOutputBytes int    `env:"STEERABLE_BASH_MAX_OUTPUT_BYTES" envDefault:"1048576" range:"4096..268435456" feature:"sandbox" help:"bytes kept per output stream of bash (head and tail; the middle is elided)"`
+
+	// Web tools (tools-spec "Bounds").
+	Web Web
+
+	// ask_user.
+	AskUserTimeoutMs int `env:"STEERABLE_ASK_USER_TIMEOUT_MS" envDefault:"0" range:"0..86400000" feature:"ask_user" help:"bound on waiting for the person's answer (0 = wait)"`
+
+	// run_code.
+	RunCode          bool `env:"STEERABLE_RUN_CODE" envDefault:"false" feature:"run_code" help:"register run_code (model-written Python calling the other tools)"`
+	RunCodeTimeoutMs int  `env:"STEERABLE_RUN_CODE_TIMEOUT_MS" envDefault:"60000" range:"1000..3600000" feature:"run_code" help:"wall-clock limit of one run_code program"`
+
+	// Plugins.
+	PluginDir     string `env:"STEERABLE_PLUGIN_DIR" feature:"plugins" help:"directory of plugins: executables or NAME.json manifests {command, args, env}"`
+	PluginsConfig string `env:"STEERABLE_PLUGINS_CONFIG" feature:"plugins" help:"JSON file {\"plugins\": {NAME: {command, args, env}}} of installed plugins"`
+}
+
+// Web holds the web tools' bounds, policy and provider (tools-spec "Web
+// tools"). Disabled is set by the caller when serve degrades the pair.
+type Web struct {
+	FetchTimeoutMs    int      `env:"STEERABLE_WEB_FETCH_TIMEOUT_MS" envDefault:"30000" range:"1..600000" feature:"web" help:"web_fetch timeout per call"`
+	FetchMaxBytes     int      `env:"STEERABLE_WEB_FETCH_MAX_BYTES" envDefault:"1000000" range:"1..100000000" feature:"web" help:"bytes of body web_fetch reads before truncating"`
+	FetchMaxRedirects int      `env:"STEERABLE_WEB_FETCH_MAX_REDIRECTS" envDefault:"5" range:"0..20" feature:"web" help:"same-origin redirects web_fetch follows"`
+	SearchTimeoutMs   int      `env:"STEERABLE_WEB_SEARCH_TIMEOUT_MS" envDefault:"30000" range:"1..600000" feature:"web" help:"web_search timeout per call"`
+	SearchMaxResults  int      `env:"STEERABLE_WEB_SEARCH_MAX_RESULTS" envDefault:"8" range:"1..20" feature:"web" help:"ceiling for web_search max_results"`
+	SessionSearchCap  int      `env:"STEERABLE_WEB_SESSION_SEARCH_CAP" envDefault:"200" range:"0..1000000" feature:"web" help:"web_search calls per session (0 = no cap)"`
+	SessionFetchCap   int      `env:"STEERABLE_WEB_SESSION_FETCH_CAP" envDefault:"0" range:"0..1000000" feature:"web" help:"web_fetch calls per session (0 = no cap)"`
+	AllowedDomains    []string `env:"STEERABLE_WEB_ALLOWED_DOMAINS" envSeparator:"," feature:"web" help:"comma-separated hosts (and their subdomains) the web tools may reach; empty = every public host"`
+	BlockedDomains    []string `env:"STEERABLE_WEB_BLOCKED_DOMAINS" envSeparator:"," feature:"web" help:"comma-separated hosts (and their subdomains) refused; blocked wins over allowed"`
+	SearchProvider    string   `env:"STEERABLE_WEB_SEARCH_PROVIDER" oneof:"|tavily|ddg|host" feature:"web" help:"web_search backend; empty = tavily when a key is set, else web_search is not registered"`
+	SearchAPIKey      string   `env:"STEERABLE_WEB_SEARCH_API_KEY" secret:"true" feature:"web" help:"Tavily key for web_search (never the chat key)"`
+	TavilyAPIKey      string   `env:"TAVILY_API_KEY" secret:"true" feature:"web" help:"fallback Tavily key when STEERABLE_WEB_SEARCH_API_KEY is empty"`
+	SearchBaseURL     string   `env:"STEERABLE_WEB_SEARCH_BASE_URL" envDefault:"https://api.tavily.com" feature:"web" help:"Tavily API base URL (POST {base}/search)"`
+	EgressConfined    bool     `env:"STEERABLE_EGRESS_CONFINED" envDefault:"false" feature:"web" help:"the host confines outbound traffic to an egress proxy; HTTPS_PROXY or HTTP_PROXY must then be set"`
+	HTTPSProxy        string   `env:"HTTPS_PROXY" feature:"web" help:"proxy for https requests of the web tools (https_proxy also read)"`
+	HTTPProxy         string   `env:"HTTP_PROXY" feature:"web" help:"proxy for http requests of the web tools (http_proxy also read)"`
+	NoProxy           string   `env:"NO_PROXY" feature:"web" help:"hosts that bypass the proxy (no_proxy also read)"`
+
+	// Disabled says why the web pair is not registered ("" = enabled). Set
+	// by the caller (serve posture, --no-web-tools), never by the env.
+	Disabled string
+}
+
+// SearchKey is the Tavily key in effect: STEERABLE_WEB_SEARCH_API_KEY, else
+// TAVILY_API_KEY.
+func (w Web) SearchKey() string {
+	if w.SearchAPIKey != "" {
+		return w.SearchAPIKey
+	}
+	return w.TavilyAPIKey
+}

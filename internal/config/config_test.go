@@ -1,0 +1,122 @@
+package config
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestDefaults(t *testing.T) {
+	cfg, problems := Load(map[string]string{})
+	if len(problems) != 0 {
+		t.Fatalf("problems with an empty environment: %v", problems)
+	}
+	want := Config{
+		WorkspaceConfine: true, MaxFrameBytes: 16 << 20, MaxInflight: 64, ShutdownGraceMs: 5000,
+		Approvals: "off", RequireReadBeforeWrite: true, Sandbox: "auto",
+		BashMaxTimeoutMs: 600000, BashMaxOutputBytes: 1 << 20, RunCodeTimeoutMs: 60000,
+		Web: Web{
+			FetchTimeoutMs: 30000, FetchMaxBytes: 1000000, FetchMaxRedirects: 5,
+			SearchTimeoutMs: 30000, SearchMaxResults: 8, SessionSearchCap: 200,
+			SearchBaseURL: "https://api.tavily.com",
+		},
+	}
+	if diff := cmp.Diff(want, cfg); diff != "" {
+		t.Errorf("defaults (-want +got):\n%s", diff)
+	}
+}
+
+func TestProblemsNameVariableValueAndRange(t *testing.T) {
+	tests := []struct {
+		name    string
+		env     map[string]string
+		wantVar string
+		want    string // substring of the error
+		feature string
+	}{
+		{"not a number", map[string]string{"STEERABLE_MAX_INFLIGHT": "lots"}, "STEERABLE_MAX_INFLIGHT", `STEERABLE_MAX_INFLIGHT="lots" is invalid: allowed an integer in 1..4096`, "core"},
+		{"below range", map[string]string{"STEERABLE_MAX_INFLIGHT": "0"}, "STEERABLE_MAX_INFLIGHT", "1..4096", "core"},
+		{"above ceiling", map[string]string{"STEERABLE_WEB_FETCH_MAX_BYTES": "100000001"}, "STEERABLE_WEB_FETCH_MAX_BYTES", "1..100000000", "web"},
+		{"negative cap", map[string]string{"STEERABLE_WEB_SESSION_FETCH_CAP": "-1"}, "STEERABLE_WEB_SESSION_FETCH_CAP", "0..1000000", "web"},
+		{"redirects ceiling", map[string]string{"STEERABLE_WEB_FETCH_MAX_REDIRECTS": "21"}, "STEERABLE_WEB_FETCH_MAX_REDIRECTS", "0..20", "web"},
+		{"unknown provider", map[string]string{"STEERABLE_WEB_SEARCH_PROVIDER": "bing"}, "STEERABLE_WEB_SEARCH_PROVIDER", `one of "", "tavily", "ddg", "host"`, "web"},
+		{"unknown sandbox", map[string]string{"STEERABLE_SANDBOX": "docker"}, "STEERABLE_SANDBOX", `"auto", "bwrap", "landlock", "seatbelt", "none"`, "sandbox"},
+		{"bad bool", map[string]string{"STEERABLE_REQUIRE_READ_BEFORE_WRITE": "maybe"}, "STEERABLE_REQUIRE_READ_BEFORE_WRITE", "1/0 or true/false", "files"},
+		{"approvals", map[string]string{"STEERABLE_APPROVALS": "ask"}, "STEERABLE_APPROVALS", `"off", "host"`, "core"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg, problems := Load(tt.env)
+			if len(problems) != 1 {
+				t.Fatalf("got %d problems, want 1: %v", len(problems), problems)
+			}
+			p := problems[0]
+			if p.Var != tt.wantVar || p.Feature != tt.feature || !strings.Contains(p.Error(), tt.want) {
+				t.Errorf("problem = %+v (%q), want var %s feature %s containing %q", p, p.Error(), tt.wantVar, tt.feature, tt.want)
+			}
+			def, _ := Load(nil)
+			def.Web.AllowedDomains, cfg.Web.AllowedDomains = nil, nil
+			if diff := cmp.Diff(def, cfg); diff != "" {
+				t.Errorf("invalid value not replaced by its default:\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestSeveralProblemsAtOnce(t *testing.T) {
+	cfg, problems := Load(map[string]string{
+		"STEERABLE_MAX_INFLIGHT":            "x",
+		"STEERABLE_WEB_FETCH_MAX_BYTES":     "0",
+		"STEERABLE_SHUTDOWN_GRACE_MS":       "y",
+		"STEERABLE_WEB_FETCH_MAX_REDIRECTS": "3",
+	})
+	var names []string
+	for _, p := range problems {
+		names = append(names, p.Var)
+	}
+	if len(problems) != 3 {
+		t.Fatalf("problems = %v", names)
+	}
+	if cfg.Web.FetchMaxRedirects != 3 || cfg.MaxInflight != 64 || cfg.ShutdownGraceMs != 5000 {
+		t.Errorf("valid value lost or invalid kept: %+v", cfg)
+	}
+}
+
+func TestValuesParsed(t *testing.T) {
+	cfg, problems := Load(map[string]string{
+		"STEERABLE_WEB_ALLOWED_DOMAINS":       "example.com,docs.go.dev",
+		"STEERABLE_REQUIRE_READ_BEFORE_WRITE": "0",
+		"https_proxy":                         "http://127.0.0.1:3128",
+		"TAVILY_API_KEY":                      "tvly-1",
+	})
+	if len(problems) != 0 {
+		t.Fatal(problems)
+	}
+	if diff := cmp.Diff([]string{"example.com", "docs.go.dev"}, cfg.Web.AllowedDomains); diff != "" {
+		t.Error(diff)
+	}
+	if cfg.RequireReadBeforeWrite || cfg.Web.HTTPSProxy != "http://127.0.0.1:3128" || cfg.Web.SearchKey() != "tvly-1" {
+		t.Errorf("cfg = %+v", cfg)
+	}
+}
+
+func TestVarsTableListsEveryVariable(t *testing.T) {
+	table := Table()
+	seen := map[string]bool{}
+	for _, v := range Vars() {
+		if seen[v.Name] {
+			t.Errorf("%s declared twice", v.Name)
+		}
+		seen[v.Name] = true
+		if v.Help == "" || v.Feature == "" {
+			t.Errorf("%s lacks help or feature tag", v.Name)
+		}
+		if !strings.Contains(table, v.Name) {
+			t.Errorf("table lacks %s", v.Name)
+		}
+	}
+	if len(seen) < 30 {
+		t.Errorf("only %d variables", len(seen))
+	}
+}

@@ -1,0 +1,224 @@
+package rpc
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/rs/zerolog"
+	"github.com/sourcegraph/jsonrpc2"
+
+	"steerable.dev/sidecar/internal/tools"
+	"steerable.dev/sidecar/protocol"
+)
+
+// Options configure a Server. cmd fills them from the Config.
+type Options struct {
+	Version       string
+	Framing       string // FramingNewline (default) or FramingContentLength
+	MaxFrameBytes int
+	MaxInflight   int
+	ShutdownGrace time.Duration
+	QuietReady    bool      // skip the __SIDECAR_READY__ stderr line
+	ReadyOut      io.Writer // where the ready line goes (stderr)
+	Log           zerolog.Logger
+}
+
+// Services are what the methods act on.
+type Services struct {
+	Registry   *tools.Registry
+	Dispatcher *tools.Dispatcher
+	// Checks reports the subsystems' conditions for Health.checks.
+	Checks func() map[string]protocol.Check
+}
+
+// Shutdown reasons (lifecycle.shutdown).
+const (
+	ReasonNormal      = "normal"
+	ReasonEOF         = "eof"
+	ReasonShutdownNow = "shutdown_now"
+	ReasonSignal      = "signal"
+)
+
+// After a cancel, how long tools get to return (they kill their process
+// groups on cancel), and how long the final notification may take to write
+// before the process exits anyway.
+const (
+	cancelWait = 2 * time.Second
+	finalWrite = 500 * time.Millisecond
+)
+
+// Server serves one host over one connection.
+type Server struct {
+	opts    Options
+	svc     Services
+	peer    *Peer
+	d       *dispatcher
+	log     zerolog.Logger
+	started time.Time
+	closing atomic.Bool
+
+	stopOnce sync.Once
+	stop     chan string // graceful: system.shutdown or EOF
+	nowOnce  sync.Once
+	now      chan string // immediate: shutdown_now, a signal, a dead stdout
+}
+
+// NewServer builds a server. peer is the reverse channel the tools were
+// built with; Serve binds it to the connection.
+func NewServer(opts Options, svc Services, peer *Peer) (*Server, error) {
+	if opts.Framing == "" {
+		opts.Framing = FramingNewline
+	}
+	if opts.Framing != FramingNewline && opts.Framing != FramingContentLength {
+		return nil, fmt.Errorf("framing %q: use %q or %q", opts.Framing, FramingNewline, FramingContentLength)
+	}
+	if opts.MaxInflight < 1 || opts.MaxFrameBytes < 1 {
+		return nil, fmt.Errorf("MaxInflight and MaxFrameBytes must be positive")
+	}
+	if opts.ReadyOut == nil {
+		opts.ReadyOut = io.Discard
+	}
+	s := &Server{
+		opts: opts, svc: svc, peer: peer, log: opts.Log, started: time.Now(),
+		stop: make(chan string, 1), now: make(chan string, 1),
+	}
+	d, err := newDispatcher(s, opts.MaxInflight, opts.Log)
+	if err != nil {
+		return nil, err
+	}
+	s.d = d
+	return s, nil
+}
+
+// Serve runs the connection until shutdown and returns the reason. It
+// writes the ready marker and lifecycle.ready first, and lifecycle.shutdown
+// last.
+func (s *Server) Serve(in io.Reader, out io.Writer) string {
+	st := newStream(in, out, s.opts.Framing, s.opts.MaxFrameBytes, s.log)
+	st.onWriteError = func(err error) {
+		s.log.Warn().Err(err).Msg("writing to stdout failed; the host is gone")
+		s.peer.hostGone()
+		s.ShutdownNow(ReasonEOF)
+	}
+	conn := jsonrpc2.NewConn(context.Background(), st, s.d, jsonrpc2.SetLogger(libLogger{s.log}))
+	s.peer.bind(conn)
+	go func() {
+		<-st.eof
+		s.peer.hostGone() // nobody can answer a reverse call any more
+		s.beginShutdown(ReasonEOF)
+	}()
+	s.announceReady(conn)
+	st.start()
+
+	var reason string
+	select {
+	case reason = <-s.stop:
+		s.drain()
+	case reason = <-s.now:
+	}
+	s.closing.Store(true)
+	s.d.stopAccepting()
+	s.d.cancelAll(errCancelledByStop)
+	if !s.d.wait(cancelWait) {
+		s.log.Warn().Msg("some calls did not return after cancellation")
+	}
+	s.notifyBounded(conn, protocol.NotificationShutdown, protocol.LifecycleShutdownParams{Reason: reason})
+	conn.Close()
+	s.log.Info().Str("reason", reason).Msg("sidecar stopped")
+	return reason
+}
+
+// drain stops accepting work and lets in-flight calls finish within the
+// grace period; a shutdown_now during the drain cuts it short.
+func (s *Server) drain() {
+	s.closing.Store(true)
+	s.d.stopAccepting()
+	t := time.NewTimer(s.opts.ShutdownGrace)
+	defer t.Stop()
+	select {
+	case <-s.d.idleChan():
+	case <-t.C:
+		s.log.Warn().Dur("grace", s.opts.ShutdownGrace).Msg("grace period over; cancelling in-flight calls")
+	case <-s.now:
+	}
+}
+
+// beginShutdown starts a graceful shutdown (system.shutdown, EOF).
+func (s *Server) beginShutdown(reason string) {
+	s.stopOnce.Do(func() { s.stop <- reason })
+}
+
+// ShutdownNow stops at once: every call is cancelled (tools kill their
+// process groups) and Serve returns (system.shutdown_now, SIGTERM, SIGINT).
+func (s *Server) ShutdownNow(reason string) {
+	s.nowOnce.Do(func() { s.now <- reason })
+}
+
+func (s *Server) announceReady(conn *jsonrpc2.Conn) {
+	h := s.Health()
+	if !s.opts.QuietReady {
+		b, _ := json.Marshal(h)
+		fmt.Fprintf(s.opts.ReadyOut, "__SIDECAR_READY__:%s\n", b)
+	}
+	ready := protocol.LifecycleReadyParams{
+		Version: s.opts.Version, ProtocolVersion: protocol.ProtocolVersion,
+		PID: os.Getpid(), ListenInfo: protocol.ListenInfo{Transport: "stdio"},
+	}
+	if err := conn.Notify(context.Background(), protocol.NotificationReady, ready); err != nil {
+		s.log.Warn().Err(err).Msg("lifecycle.ready not sent")
+	}
+	s.log.Info().Str("status", h.Status).Int("tools", h.LoadedTools).Msg("sidecar ready")
+}
+
+// notifyBounded sends a notification but never waits more than finalWrite:
+// a host that stopped reading must not keep the process alive.
+func (s *Server) notifyBounded(conn *jsonrpc2.Conn, method string, params any) {
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		_ = conn.Notify(context.Background(), method, params)
+	}()
+	select {
+	case <-done:
+	case <-time.After(finalWrite):
+	}
+}
+
+// Health is the answer of system.ping and the ready marker's payload.
+func (s *Server) Health() protocol.Health {
+	checks := map[string]protocol.Check{}
+	if s.svc.Checks != nil {
+		checks = s.svc.Checks()
+	}
+	status := protocol.StatusOK
+	for _, c := range checks {
+		if c.Status == protocol.CheckError {
+			status = protocol.StatusDegraded
+		}
+	}
+	if s.closing.Load() {
+		status = protocol.StatusShuttingDown
+	}
+	return protocol.Health{
+		Status: status, Version: s.opts.Version, ProtocolVersion: protocol.ProtocolVersion,
+		UptimeMs: time.Since(s.started).Milliseconds(), PID: os.Getpid(),
+		GoVersion: runtime.Version(), Platform: runtime.GOOS + "/" + runtime.GOARCH,
+		LoadedTools: s.svc.Registry.Len(), Checks: checks,
+	}
+}
+
+// libLogger routes the connection library's own messages (for example a
+// reply to an unknown reverse-call id) to the structured log.
+type libLogger struct{ log zerolog.Logger }
+
+func (l libLogger) Printf(format string, v ...any) {
+	l.log.Warn().Str("component", "jsonrpc2").Msg(strings.TrimSpace(fmt.Sprintf(format, v...)))
+}

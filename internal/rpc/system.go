@@ -1,0 +1,20 @@
+package rpc
+
+import (
+	"context"
+	"encoding/json"
+)
+
+// ping answers system.ping with Health.
+func ping(_ context.Context, s *Server, _ json.RawMessage) (any, error) {
+	return s.Health(), nil
+}
+
+// shutdown answers system.shutdown and system.shutdown_now. It stops
+// accepting work before the reply goes out, so no request sent after the
+// reply can slip in; the rest happens in afterReply.
+func shutdown(_ context.Context, s *Server, _ json.RawMessage) (any, error) {
+	s.closing.Store(true)
+	s.d.stopAccepting()
+	return nil, nil
+}

@@ -1,0 +1,21 @@
+package tools
+
+import (
+	"github.com/rs/zerolog"
+)
+
+// Deps is what the built-in tools need from the process. cmd fills it from
+// the Config; tools never read the environment.
+type Deps struct {
+	Workspace string // absolute, symlinks resolved
+	Host      Host
+	Log       zerolog.Logger
+}
+
+// Builtins is the explicit list of built-in tools, registered with source
+// "builtin". Tools that are not configured are simply left out, so a host
+// that builds its list from tool.list never advertises a broken tool.
+func Builtins(d Deps) []Tool {
+	var out []Tool
+	return out
+}

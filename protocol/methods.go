@@ -1,0 +1,209 @@
+package protocol
+
+import "encoding/json"
+
+// Host → sidecar methods (SPEC §2).
+const (
+	MethodPing             = "system.ping"
+	MethodShutdown         = "system.shutdown"
+	MethodShutdownNow      = "system.shutdown_now"
+	MethodToolList         = "tool.list"
+	MethodToolInvoke       = "tool.invoke"
+	MethodReadStateSeed    = "read_state.seed"
+	MethodReadStateGet     = "read_state.get"
+	MethodHostToolsReg     = "host_tools.register"
+	MethodPluginList       = "plugin.list"
+	MethodPluginEnable     = "plugin.enable"
+	MethodPluginDisable    = "plugin.disable"
+	MethodPluginUnload     = "plugin.unload"
+	MethodPluginReload     = "plugin.reload"
+	NotificationCancel     = "$/cancelRequest"
+	MethodAskUserRequest   = "ask_user.request"   // sidecar → host
+	MethodApprovalRequest  = "approval.request"   // sidecar → host
+	MethodWebSearchRequest = "web_search.request" // sidecar → host
+	NotificationReady      = "lifecycle.ready"    // sidecar → host
+	NotificationShutdown   = "lifecycle.shutdown" // sidecar → host
+	NotificationProgress   = "tool.progress"      // sidecar → host
+)
+
+// Views and strategies of tool.list.
+const (
+	ViewInventory       = "inventory"
+	ViewModel           = "model"
+	StrategyFull        = "full"
+	StrategyMinimal     = "minimal"
+	StrategyProgressive = "progressive"
+)
+
+// ToolListParams are the params of tool.list.
+type ToolListParams struct {
+	View     string `json:"view,omitempty"`
+	Strategy string `json:"strategy,omitempty"`
+	AskUser  bool   `json:"askUser,omitempty"`
+}
+
+// ToolInvokeParams are the params of tool.invoke: the ToolCall plus the one
+// invocation option. The id is optional here; a missing one is generated.
+type ToolInvokeParams struct {
+	ID             string          `json:"id,omitempty"`
+	Name           string          `json:"name"`
+	Arguments      json.RawMessage `json:"arguments"`
+	ConsentGranted bool            `json:"consentGranted,omitempty"`
+}
+
+// ReadStateSeedParams are the params of read_state.seed. Messages stay raw:
+// they are the host's durable record in OpenAI chat shape and are parsed
+// leniently, entry by entry.
+type ReadStateSeedParams struct {
+	State    map[string]string `json:"state,omitempty"`
+	Messages []json.RawMessage `json:"messages,omitempty"`
+}
+
+// ReadStateSeedResult is the result of read_state.seed.
+type ReadStateSeedResult struct {
+	Seeded  int `json:"seeded"`
+	Skipped int `json:"skipped"`
+}
+
+// ReadStateGetResult is the result of read_state.get.
+type ReadStateGetResult struct {
+	State map[string]string `json:"state"`
+}
+
+// HostToolsRegisterParams are the params of host_tools.register.
+type HostToolsRegisterParams struct {
+	Tools []ToolDescriptor `json:"tools"`
+}
+
+// HostToolsRegisterResult is the result of host_tools.register.
+type HostToolsRegisterResult struct {
+	Registered int `json:"registered"`
+}
+
+// PluginParams are the params of plugin.enable/disable/unload/reload.
+type PluginParams struct {
+	Name string `json:"name"`
+}
+
+// PluginRecord describes one plugin and its lifecycle state.
+type PluginRecord struct {
+	Name   string   `json:"name"`
+	Source string   `json:"source"`
+	State  string   `json:"state"` // enabled | disabled | failed | unloaded
+	Tools  []string `json:"tools"`
+	Error  string   `json:"error,omitempty"`
+}
+
+// PluginListResult is the result of plugin.list.
+type PluginListResult struct {
+	Plugins []PluginRecord `json:"plugins"`
+}
+
+// PluginResult is the result of the plugin lifecycle methods.
+type PluginResult struct {
+	Plugin PluginRecord `json:"plugin"`
+}
+
+// CancelParams are the params of $/cancelRequest; id is a string or number.
+type CancelParams struct {
+	ID json.RawMessage `json:"id"`
+}
+
+// AskUserOption is one choice of a select question.
+type AskUserOption struct {
+	Label       string `json:"label"`
+	Value       string `json:"value,omitempty"`
+	Description string `json:"description,omitempty"`
+}
+
+// AskUserQuestion is one question of ask_user, in the canonical shape a host
+// renders unchanged (AskUserQuestionsPayload).
+type AskUserQuestion struct {
+	ID          string          `json:"id"`
+	Text        string          `json:"text"`
+	Type        string          `json:"type"` // select | text | password
+	Options     []AskUserOption `json:"options,omitempty"`
+	MultiSelect bool            `json:"multiSelect,omitempty"`
+	Header      string          `json:"header,omitempty"`
+	Placeholder string          `json:"placeholder,omitempty"`
+}
+
+// AskUserRequestParams are the params of the reverse ask_user.request.
+type AskUserRequestParams struct {
+	CallID    string            `json:"callId"`
+	Intro     string            `json:"intro"`
+	Questions []AskUserQuestion `json:"questions"`
+	Outro     string            `json:"outro,omitempty"`
+}
+
+// AskUserRequestResult is the host's answer: answers (a string, or a list of
+// strings for multiSelect) or cancelled.
+type AskUserRequestResult struct {
+	Answers   map[string]any `json:"answers,omitempty"`
+	Cancelled bool           `json:"cancelled,omitempty"`
+}
+
+// ApprovalRequestParams are the params of the reverse approval.request.
+type ApprovalRequestParams struct {
+	CallID    string          `json:"callId"`
+	ToolName  string          `json:"toolName"`
+	Arguments json.RawMessage `json:"arguments"`
+	Mode      Mode            `json:"mode"`
+}
+
+// Approval decisions.
+const (
+	DecisionAllow = "allow"
+	DecisionDeny  = "deny"
+)
+
+// ApprovalRequestResult is the host's decision.
+type ApprovalRequestResult struct {
+	Decision string `json:"decision"`
+	Reason   string `json:"reason,omitempty"`
+}
+
+// WebSearchRequestParams are the params of the reverse web_search.request.
+type WebSearchRequestParams struct {
+	Query          string   `json:"query"`
+	MaxResults     int      `json:"maxResults"`
+	AllowedDomains []string `json:"allowedDomains"`
+	BlockedDomains []string `json:"blockedDomains"`
+}
+
+// SearchResult is one web search hit.
+type SearchResult struct {
+	Title   string `json:"title"`
+	URL     string `json:"url"`
+	Snippet string `json:"snippet"`
+}
+
+// WebSearchRequestResult is the host's search result.
+type WebSearchRequestResult struct {
+	Results []SearchResult `json:"results"`
+}
+
+// ToolProgressParams are the params of the tool.progress notification.
+type ToolProgressParams struct {
+	CallID string `json:"callId"`
+	Stream string `json:"stream"` // stdout | stderr
+	Chunk  string `json:"chunk"`
+}
+
+// ListenInfo says how the sidecar is reached.
+type ListenInfo struct {
+	Transport string `json:"transport"`
+}
+
+// LifecycleReadyParams are the params of lifecycle.ready.
+type LifecycleReadyParams struct {
+	Version         string     `json:"version"`
+	ProtocolVersion string     `json:"protocolVersion"`
+	PID             int        `json:"pid"`
+	ListenInfo      ListenInfo `json:"listenInfo"`
+}
+
+// LifecycleShutdownParams are the params of lifecycle.shutdown.
+type LifecycleShutdownParams struct {
+	Reason string `json:"reason"` // normal | eof | shutdown_now | signal
+}
