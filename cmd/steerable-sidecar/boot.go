@@ -26,6 +26,10 @@ type app struct {
 	checks     map[string]protocol.Check
 }
 
+// extraTools is set only by the end-to-end test binary, to register tools
+// that exercise the protocol; release builds never set it.
+var extraTools func(tools.Deps) []tools.Tool
+
 // bootError is a failure that stops the process with exit 2.
 type bootError struct{ msg string }
 
@@ -136,7 +140,11 @@ func workspace(flagCwd, envWorkspace string) (string, error) {
 func (a *app) buildTools(host tools.Host) error {
 	a.registry = tools.NewRegistry()
 	deps := tools.Deps{Workspace: a.cfg.Workspace, Host: host, Log: a.log}
-	if err := a.registry.Register(protocol.SourceBuiltin, tools.Builtins(deps)...); err != nil {
+	builtins := tools.Builtins(deps)
+	if extraTools != nil {
+		builtins = append(builtins, extraTools(deps)...)
+	}
+	if err := a.registry.Register(protocol.SourceBuiltin, builtins...); err != nil {
 		panic("built-in tools: " + err.Error()) // a programming error, not a configuration one
 	}
 	var approver tools.Approver

@@ -55,7 +55,7 @@ func TestContentLengthFraming(t *testing.T) {
 		}
 		bodies = append(bodies, string(b))
 	}
-	want := []string{`"method":"lifecycle.ready"`, `"id":1,"result":{"status":"ok"`, `"id":2,"error":{"code":-32601`,
+	want := []string{`"method":"lifecycle.ready"`, `"id":1,"result":{"status":"`, `"id":2,"error":{"code":-32601`,
 		`"id":null,"error":{"code":-32700`, `"code":-32600,"message":"frame exceeds STEERABLE_MAX_FRAME_BYTES (200 bytes)`,
 		`"code":-32600,"message":"missing or invalid Content-Length header"`, `"id":4,"result"`, `"method":"lifecycle.shutdown"`}
 	checkFrames(t, bodies, want)

@@ -1,0 +1,53 @@
+# steerable-sidecar — see README.md. `make run` and `make test` are the two
+# commands a newcomer needs.
+
+GO      ?= go
+BIN     := bin/steerable-sidecar
+VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+LDFLAGS := -s -w -X main.version=$(VERSION)
+FUZZTIME ?= 10s
+
+.PHONY: build run test vet lint fuzz bench examples clean
+
+## build: a static binary in bin/
+build:
+	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/steerable-sidecar
+
+## run: build, then serve on this terminal in the current directory (paste JSON lines)
+run: build
+	$(BIN) --log-format console
+
+## test: vet, every test under the race detector (end-to-end scripts included), the host examples
+test: vet
+	$(GO) test -race -count=1 ./...
+	$(MAKE) --no-print-directory examples
+
+## vet: gofmt and go vet
+vet:
+	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
+	if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+	$(GO) vet ./...
+
+## lint: vet plus a check that every variable is documented in the README
+lint: vet
+	$(GO) test -count=1 -run 'TestREADME' ./cmd/steerable-sidecar/
+
+## fuzz: a short run of every fuzz target (FUZZTIME each)
+fuzz:
+	@set -e; for pkg in $$($(GO) list ./...); do \
+	  for t in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz' || true); do \
+	    echo "== $$pkg $$t"; $(GO) test -run '^$$' -fuzz "^$$t$$" -fuzztime $(FUZZTIME) $$pkg; \
+	  done; \
+	done
+
+## bench: build and print the benchmark report (figures side by side with the reference commands)
+bench: build
+	./bench/run.sh
+
+## examples: run the Node and Python host examples against the built binary
+examples: build
+	node examples/node-host/host.mjs $(BIN)
+	python3 examples/python-host/host.py $(BIN)
+
+clean:
+	rm -rf bin

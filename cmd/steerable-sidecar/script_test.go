@@ -1,0 +1,32 @@
+package main
+
+import (
+	"os"
+	"testing"
+
+	"github.com/rogpeppe/go-internal/testscript"
+)
+
+// TestMain lets testscript run this test binary as the real
+// steerable-sidecar command: scripts `exec steerable-sidecar …` or start a
+// live session with `sidecar start`.
+func TestMain(m *testing.M) {
+	testscript.Main(m, map[string]func(){
+		"steerable-sidecar": func() {
+			extraTools = scriptTestTools
+			os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+		},
+	})
+}
+
+// TestScripts runs the end-to-end scripts in testdata/script, one behaviour
+// per file, named <area>_<behaviour>.txtar.
+func TestScripts(t *testing.T) {
+	testscript.Run(t, testscript.Params{
+		Dir:                 "testdata/script",
+		Setup:               setupSession,
+		Cmds:                sessionCmds,
+		RequireUniqueNames:  true,
+		RequireExplicitExec: true,
+	})
+}

@@ -1,0 +1,336 @@
+package main
+
+// The live-session commands of the end-to-end scripts. A script plays the
+// host: it starts the real binary, writes frames, and matches replies by id.
+//
+//	sidecar start [flags]     start `steerable-sidecar` with the script's env; wait for lifecycle.ready
+//	send 'JSON'               write one raw line to its stdin
+//	rpc ID METHOD ['PARAMS']  send a request and print its reply (match it with `stdout`)
+//	await ID                  print the reply to an earlier `send` with that id
+//	notification METHOD       print the params of the next such notification
+//	reverse METHOD 'RESULT'   wait for a sidecar → host request, print its params, answer RESULT
+//	reverse-error METHOD CODE MESSAGE
+//	                          the same, answering a JSON-RPC error
+//	sidecar close             close its stdin (EOF)
+//	sidecar signal SIG        send TERM, INT or KILL
+//	sidecar wait              wait for it to exit; prints "exit N"
+//	sidecar stderr            print what it wrote to stderr so far
+//
+// Every wait is bounded (waitTimeout), so a broken sidecar fails the script
+// instead of hanging it.
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os/exec"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/rogpeppe/go-internal/testscript"
+
+	"steerable.dev/sidecar/internal/config"
+)
+
+const waitTimeout = 20 * time.Second
+
+type sessionKey struct{}
+
+// session is one live sidecar of a script.
+type session struct {
+	cmd    *exec.Cmd
+	stdin  io.WriteCloser
+	exited chan struct{}
+	waitErr error
+
+	mu      sync.Mutex
+	changed *sync.Cond
+	frames  []map[string]json.RawMessage // stdout frames not yet consumed
+	stderr  strings.Builder
+	bad     []string // stdout lines that were not JSON-RPC frames
+}
+
+func setupSession(env *testscript.Env) error {
+	env.Values[sessionKey{}] = &session{}
+	return nil
+}
+
+var sessionCmds = map[string]func(ts *testscript.TestScript, neg bool, args []string){
+	"sidecar":       cmdSidecar,
+	"send":          cmdSend,
+	"rpc":           cmdRPC,
+	"await":         cmdAwait,
+	"notification":  cmdNotification,
+	"reverse":       cmdReverse,
+	"reverse-error": cmdReverseError,
+}
+
+func sess(ts *testscript.TestScript) *session { return ts.Value(sessionKey{}).(*session) }
+
+func cmdSidecar(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) == 0 {
+		ts.Fatalf("usage: sidecar start|close|signal|wait|stderr")
+	}
+	s := sess(ts)
+	switch args[0] {
+	case "start":
+		s.start(ts, args[1:])
+	case "close":
+		s.stdin.Close()
+	case "signal":
+		sig := map[string]syscall.Signal{"TERM": syscall.SIGTERM, "INT": syscall.SIGINT, "KILL": syscall.SIGKILL}[args[1]]
+		if sig == 0 {
+			ts.Fatalf("unknown signal %q", args[1])
+		}
+		ts.Check(s.cmd.Process.Signal(sig))
+	case "wait":
+		select {
+		case <-s.exited:
+		case <-time.After(waitTimeout):
+			ts.Fatalf("sidecar did not exit within %v", waitTimeout)
+		}
+		code := s.cmd.ProcessState.ExitCode()
+		fmt.Fprintf(ts.Stdout(), "exit %d\n", code)
+		if (code != 0) != neg {
+			ts.Fatalf("sidecar exited %d", code)
+		}
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		if len(s.bad) > 0 {
+			ts.Fatalf("stdout carried non-frame lines: %q", s.bad)
+		}
+	case "stderr":
+		s.mu.Lock()
+		fmt.Fprint(ts.Stdout(), s.stderr.String())
+		s.mu.Unlock()
+	default:
+		ts.Fatalf("unknown sidecar subcommand %q", args[0])
+	}
+}
+
+// scriptEnv is the script's environment as the sidecar should see it: the
+// basics plus every variable the sidecar knows.
+func scriptEnv(ts *testscript.TestScript) []string {
+	names := []string{"PATH", "HOME", "TMPDIR", "WORK", "LANG"}
+	for _, v := range config.Vars() {
+		names = append(names, v.Name)
+	}
+	var env []string
+	for _, n := range names {
+		if v := ts.Getenv(n); v != "" {
+			env = append(env, n+"="+v)
+		}
+	}
+	for _, extra := range strings.Fields(ts.Getenv("SIDECAR_EXTRA_ENV")) {
+		if v := ts.Getenv(extra); v != "" {
+			env = append(env, extra+"="+v)
+		}
+	}
+	return env
+}
+
+func (s *session) start(ts *testscript.TestScript, args []string) {
+	s.cmd = exec.Command(lookPath(ts, ts.Getenv("PATH")), args...)
+	s.cmd.Dir = ts.Getenv("WORK")
+	s.cmd.Env = scriptEnv(ts)
+	s.changed = sync.NewCond(&s.mu)
+	s.exited = make(chan struct{})
+	stdin, err := s.cmd.StdinPipe()
+	ts.Check(err)
+	stdout, err := s.cmd.StdoutPipe()
+	ts.Check(err)
+	stderr, err := s.cmd.StderrPipe()
+	ts.Check(err)
+	s.stdin = stdin
+	ts.Check(s.cmd.Start())
+	var readers sync.WaitGroup
+	readers.Add(2)
+	go func() { defer readers.Done(); s.readFrames(stdout) }()
+	go func() { defer readers.Done(); s.readStderr(stderr) }()
+	go func() {
+		readers.Wait()
+		s.waitErr = s.cmd.Wait()
+		close(s.exited)
+		s.mu.Lock()
+		s.changed.Broadcast()
+		s.mu.Unlock()
+	}()
+	ts.Defer(func() {
+		s.cmd.Process.Kill()
+		<-s.exited
+	})
+	s.next(ts, func(f map[string]json.RawMessage) bool { return methodOf(f) == "lifecycle.ready" && f["id"] == nil })
+}
+
+func lookPath(ts *testscript.TestScript, pathList string) string {
+	for _, dir := range strings.Split(pathList, ":") {
+		p := dir + "/steerable-sidecar"
+		if _, err := exec.LookPath(p); err == nil {
+			return p
+		}
+	}
+	ts.Fatalf("steerable-sidecar not on the script's PATH")
+	return ""
+}
+
+func (s *session) readFrames(r io.Reader) {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 1<<20), 256<<20)
+	for sc.Scan() {
+		var f map[string]json.RawMessage
+		s.mu.Lock()
+		if json.Unmarshal(sc.Bytes(), &f) != nil || string(f["jsonrpc"]) != `"2.0"` {
+			s.bad = append(s.bad, sc.Text())
+		} else {
+			s.frames = append(s.frames, f)
+		}
+		s.changed.Broadcast()
+		s.mu.Unlock()
+	}
+}
+
+func (s *session) readStderr(r io.Reader) {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 1<<20), 16<<20)
+	for sc.Scan() {
+		s.mu.Lock()
+		s.stderr.WriteString(sc.Text() + "\n")
+		s.mu.Unlock()
+	}
+}
+
+// next removes and returns the first frame that match accepts, waiting for
+// it up to waitTimeout.
+func (s *session) next(ts *testscript.TestScript, match func(map[string]json.RawMessage) bool) map[string]json.RawMessage {
+	deadline := time.Now().Add(waitTimeout)
+	timer := time.AfterFunc(waitTimeout, func() { s.mu.Lock(); s.changed.Broadcast(); s.mu.Unlock() })
+	defer timer.Stop()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for {
+		for i, f := range s.frames {
+			if match(f) {
+				s.frames = append(s.frames[:i:i], s.frames[i+1:]...)
+				return f
+			}
+		}
+		select {
+		case <-s.exited:
+			ts.Fatalf("sidecar exited (%v) before the expected frame arrived; stderr:\n%s", s.waitErr, s.stderr.String())
+		default:
+		}
+		if time.Now().After(deadline) {
+			ts.Fatalf("expected frame did not arrive within %v; unconsumed frames: %d", waitTimeout, len(s.frames))
+		}
+		s.changed.Wait()
+	}
+}
+
+func (s *session) write(ts *testscript.TestScript, line string) {
+	if s.stdin == nil {
+		ts.Fatalf("no sidecar started")
+	}
+	_, err := io.WriteString(s.stdin, line+"\n")
+	ts.Check(err)
+}
+
+func methodOf(f map[string]json.RawMessage) string {
+	var m string
+	json.Unmarshal(f["method"], &m)
+	return m
+}
+
+// printJSON prints v with object keys sorted at every level, so scripts can
+// match whole fragments whatever order the sidecar wrote them in.
+func printJSON(ts *testscript.TestScript, v any) {
+	b, _ := json.Marshal(v)
+	var canon any
+	dec := json.NewDecoder(strings.NewReader(string(b)))
+	dec.UseNumber()
+	ts.Check(dec.Decode(&canon))
+	b, _ = json.Marshal(canon)
+	fmt.Fprintf(ts.Stdout(), "%s\n", b)
+}
+
+func cmdSend(ts *testscript.TestScript, neg bool, args []string) {
+	sess(ts).write(ts, strings.Join(args, " "))
+}
+
+// idJSON turns a script id into its JSON form: numbers stay numbers,
+// anything else is a string.
+func idJSON(id string) string {
+	if _, err := strconv.ParseUint(id, 10, 63); err == nil || id == "null" {
+		return id
+	}
+	return strconv.Quote(id)
+}
+
+func (s *session) awaitReply(ts *testscript.TestScript, id string) {
+	want := idJSON(id)
+	f := s.next(ts, func(f map[string]json.RawMessage) bool {
+		return f["method"] == nil && compactEq(f["id"], want)
+	})
+	printJSON(ts, f)
+}
+
+func compactEq(raw json.RawMessage, want string) bool {
+	return strings.TrimSpace(string(raw)) == want
+}
+
+func cmdRPC(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) < 2 || len(args) > 3 {
+		ts.Fatalf("usage: rpc ID METHOD ['PARAMS']")
+	}
+	s := sess(ts)
+	line := fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"method":%q}`, idJSON(args[0]), args[1])
+	if len(args) == 3 {
+		line = fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"method":%q,"params":%s}`, idJSON(args[0]), args[1], args[2])
+	}
+	s.write(ts, line)
+	s.awaitReply(ts, args[0])
+}
+
+func cmdAwait(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 1 {
+		ts.Fatalf("usage: await ID")
+	}
+	sess(ts).awaitReply(ts, args[0])
+}
+
+func cmdNotification(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 1 {
+		ts.Fatalf("usage: notification METHOD")
+	}
+	f := sess(ts).next(ts, func(f map[string]json.RawMessage) bool { return f["id"] == nil && methodOf(f) == args[0] })
+	printJSON(ts, f["params"])
+}
+
+// cmdReverse answers a sidecar → host request with a result.
+func cmdReverse(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 2 {
+		ts.Fatalf("usage: reverse METHOD 'RESULT'")
+	}
+	id := sess(ts).takeReverse(ts, args[0])
+	sess(ts).write(ts, fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":%s}`, id, args[1]))
+}
+
+// cmdReverseError answers a sidecar → host request with an error.
+func cmdReverseError(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 3 {
+		ts.Fatalf("usage: reverse-error METHOD CODE MESSAGE")
+	}
+	id := sess(ts).takeReverse(ts, args[0])
+	sess(ts).write(ts, fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"error":{"code":%s,"message":%q}}`, id, args[1], args[2]))
+}
+
+// takeReverse waits for a reverse request, prints its params and returns its
+// id.
+func (s *session) takeReverse(ts *testscript.TestScript, method string) json.RawMessage {
+	f := s.next(ts, func(f map[string]json.RawMessage) bool { return f["id"] != nil && methodOf(f) == method })
+	printJSON(ts, f["params"])
+	return f["id"]
+}

@@ -1,0 +1,45 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+
+	"steerable.dev/sidecar/internal/tools"
+	"steerable.dev/sidecar/protocol"
+)
+
+// scriptTestTools are registered only in the test binary that the scripts
+// run (see TestMain), to exercise the protocol before or beside real tools.
+func scriptTestTools(d tools.Deps) []tools.Tool {
+	type sleepArgs struct {
+		Ms int `json:"ms"`
+	}
+	type reverseArgs struct {
+		Method string          `json:"method"`
+		Params json.RawMessage `json:"params"`
+	}
+	obj := json.RawMessage(`{"type":"object"}`)
+	return []tools.Tool{
+		tools.New(protocol.ToolDescriptor{Name: "test_sleep", Description: "sleep ms or until cancelled", Mode: protocol.ModeLocal,
+			Parameters: json.RawMessage(`{"type":"object","properties":{"ms":{"type":"integer","minimum":0}},"required":["ms"],"additionalProperties":false}`)},
+			func(ctx context.Context, _ tools.Call, a sleepArgs) protocol.ToolResult {
+				select {
+				case <-time.After(time.Duration(a.Ms) * time.Millisecond):
+					return tools.OK("slept", map[string]any{"ms": a.Ms})
+				case <-ctx.Done():
+					return tools.Followup("cancelled")
+				}
+			}),
+		tools.New(protocol.ToolDescriptor{Name: "test_reverse", Description: "make a reverse call", Mode: protocol.ModeRead, Parameters: obj},
+			func(ctx context.Context, _ tools.Call, a reverseArgs) protocol.ToolResult {
+				var out map[string]any
+				if err := d.Host.Call(ctx, a.Method, a.Params, &out); err != nil {
+					return tools.Followup("reverse call failed: %v", err)
+				}
+				return tools.OK("host answered", out)
+			}),
+		tools.New(protocol.ToolDescriptor{Name: "test_panic", Description: "panic", Mode: protocol.ModeRead, Parameters: obj, Exposure: protocol.ExposureHidden},
+			func(context.Context, tools.Call, struct{}) protocol.ToolResult { panic("test panic") }),
+	}
+}
