@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strconv"
 
+	"github.com/sourcegraph/jsonrpc2"
+
 	"steerable.dev/sidecar/protocol"
 )
 
@@ -76,8 +78,9 @@ func checkFrame(b []byte) *frameError {
 		if !idOK {
 			return bad("invalid response: id must be a string or a non-negative integer")
 		}
-		if hasError && !isObject(m["error"]) {
-			return bad("invalid response: error must be an object")
+		var e jsonrpc2.Error
+		if hasError && (!isObject(m["error"]) || json.Unmarshal(m["error"], &e) != nil) {
+			return bad("invalid response: error must be an object {code: integer, message: string}")
 		}
 		return nil
 	}

@@ -1,0 +1,130 @@
+package rpc
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rs/zerolog"
+	"github.com/sourcegraph/jsonrpc2"
+
+	"steerable.dev/sidecar/internal/tools"
+)
+
+var frameSeeds = []string{
+	`{"jsonrpc":"2.0","id":1,"method":"system.ping"}`,
+	`{"jsonrpc":"2.0","id":"a","method":"tool.invoke","params":{"name":"x","arguments":{}}}`,
+	`{"jsonrpc":"2.0","method":"$/cancelRequest","params":{"id":1}}`,
+	`{"jsonrpc":"2.0","id":"srv_1","result":{"decision":"allow"}}`,
+	`{"jsonrpc":"2.0","id":"srv_2","error":{"code":-32601,"message":"x"}}`,
+	`[{"jsonrpc":"2.0","id":1,"method":"system.ping"}]`,
+	`{"jsonrpc":"2.0","id":1.5,"method":"x"}`,
+	`{"jsonrpc":"2.0","id":18446744073709551616,"method":"x"}`,
+	`{"jsonrpc":"2.0","id":null,"result":1}`,
+	`{"jsonrpc":"2.0","id":1,"method":"x","params":null}`,
+	`{"jsonrpc":"2.0","id":1,"method":"x","params":[1]}`,
+	`{"id":1}`, `null`, `"`, `{`, "\x00", `{"jsonrpc":"2.0","id":1,"method":"x","meta":5}`,
+}
+
+// FuzzCheckFrame: no input panics; a frame the check accepts is one the
+// connection library can decode (else the library would close the
+// connection); a rejected frame gets a reply that is a valid JSON-RPC error.
+func FuzzCheckFrame(f *testing.F) {
+	for _, s := range frameSeeds {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		fe := checkFrame(b)
+		if fe == nil {
+			var probe struct {
+				ID     *jsonrpc2.ID     `json:"id"`
+				Method *string          `json:"method"`
+				Result *json.RawMessage `json:"result"`
+			}
+			json.Unmarshal(b, &probe)
+			if probe.Method != nil {
+				var req jsonrpc2.Request
+				if err := json.Unmarshal(b, &req); err != nil {
+					t.Fatalf("accepted request %q does not decode: %v", b, err)
+				}
+			} else {
+				var resp jsonrpc2.Response
+				if err := json.Unmarshal(b, &resp); err != nil {
+					t.Fatalf("accepted response %q does not decode: %v", b, err)
+				}
+			}
+			return
+		}
+		var reply map[string]json.RawMessage
+		out := errorFrame(fe)
+		if err := json.Unmarshal(out, &reply); err != nil || reply["error"] == nil || bytes.ContainsRune(out, '\n') {
+			t.Fatalf("reply %q to %q is not a one-line JSON-RPC error", out, b)
+		}
+	})
+}
+
+// FuzzStream feeds arbitrary input to a whole server: it must stop cleanly
+// at EOF, and every line it writes must be a JSON-RPC 2.0 frame.
+func FuzzStream(f *testing.F) {
+	f.Add([]byte(strings.Join(frameSeeds, "\n")))
+	f.Add([]byte("\n\n\r\n" + frameSeeds[0]))
+	f.Add([]byte(strings.Repeat("x", 3000) + "\n" + frameSeeds[0]))
+	f.Fuzz(func(t *testing.T, in []byte) {
+		reg := tools.NewRegistry()
+		srv, err := NewServer(Options{Version: "f", MaxFrameBytes: 2048, MaxInflight: 4, ShutdownGrace: time.Second, Log: zerolog.Nop()},
+			Services{Registry: reg, Dispatcher: tools.NewDispatcher(reg, nil, zerolog.Nop())}, NewPeer(zerolog.Nop()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out bytes.Buffer
+		done := make(chan struct{})
+		go func() { srv.Serve(bytes.NewReader(in), &out); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			t.Fatalf("server did not stop on EOF for input %q", in)
+		}
+		sc := bufio.NewScanner(&out)
+		sc.Buffer(nil, 1<<20)
+		for sc.Scan() {
+			var m map[string]json.RawMessage
+			if err := json.Unmarshal(sc.Bytes(), &m); err != nil || string(m["jsonrpc"]) != `"2.0"` {
+				t.Fatalf("non-frame output %q for input %q", sc.Text(), in)
+			}
+		}
+	})
+}
+
+// FuzzParams decodes arbitrary params for every method: validation and
+// decoding never panic and always end in a result or a *protocol.Error.
+func FuzzParams(f *testing.F) {
+	for _, p := range []string{`{}`, `null`, `[]`, `{"name":"x","arguments":{}}`, `{"view":"model","strategy":"minimal"}`,
+		`{"name":"x","arguments":{"a":[1,{"b":null}]},"consentGranted":true,"id":"c"}`, `{"view":1}`, `"s"`, `{"arguments":null}`} {
+		for m := range methodTable() {
+			f.Add(m, []byte(p))
+		}
+	}
+	reg := tools.NewRegistry()
+	srv, err := NewServer(Options{Version: "f", MaxFrameBytes: 2048, MaxInflight: 4, Log: zerolog.Nop()},
+		Services{Registry: reg, Dispatcher: tools.NewDispatcher(reg, nil, zerolog.Nop())}, NewPeer(zerolog.Nop()))
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, name string, params []byte) {
+		m, ok := srv.d.methods[name]
+		if !ok || !json.Valid(params) {
+			return
+		}
+		raw := json.RawMessage(params)
+		_, err := srv.d.call(context.Background(), &jsonrpc2.Request{Method: name, Params: &raw}, m)
+		if err != nil {
+			if we := toWire(err); we.Code == -32603 {
+				t.Fatalf("%s(%s): internal error %v", name, params, err)
+			}
+		}
+	})
+}
