@@ -1,11 +1,13 @@
 package protocol
 
 import (
+	"bytes"
 	"embed"
 	"errors"
 	"fmt"
 	"io/fs"
 	"strings"
+	"sync"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"golang.org/x/text/language"
@@ -23,39 +25,64 @@ var Schemas embed.FS
 // other by relative reference.
 const SchemaBaseURL = "https://steerable.dev/schema/"
 
-// CompileSchemas compiles every embedded schema and returns them by file
-// name. The files are part of the binary, so an error here is a build
-// defect.
-func CompileSchemas() (map[string]*jsonschema.Schema, error) {
-	c := jsonschema.NewCompiler()
-	c.DefaultDraft(jsonschema.Draft2020)
-	files, err := fs.Glob(Schemas, "schema/*.json")
+// SchemaSet compiles the embedded schemas on first use: compiling all of
+// them takes milliseconds, and start-up must not pay for methods a session
+// never calls. It is safe for concurrent use.
+type SchemaSet struct {
+	once     sync.Once
+	initErr  error
+	mu       sync.Mutex
+	c        *jsonschema.Compiler
+	compiled map[string]*jsonschema.Schema
+}
+
+// Get returns the compiled schema of the named file ("tool.invoke.params.json").
+func (s *SchemaSet) Get(name string) (*jsonschema.Schema, error) {
+	s.once.Do(s.load)
+	if s.initErr != nil {
+		return nil, s.initErr
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if sch, ok := s.compiled[name]; ok {
+		return sch, nil
+	}
+	sch, err := s.c.Compile(SchemaBaseURL + name)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("schema %s: %w", name, err)
 	}
-	for _, f := range files {
-		b, err := Schemas.ReadFile(f)
-		if err != nil {
-			return nil, err
+	s.compiled[name] = sch
+	return sch, nil
+}
+
+// load adds every embedded file as a resource, so $refs between files
+// resolve without any loader.
+func (s *SchemaSet) load() {
+	s.c = jsonschema.NewCompiler()
+	s.c.DefaultDraft(jsonschema.Draft2020)
+	s.compiled = map[string]*jsonschema.Schema{}
+	for _, name := range SchemaNames() {
+		b, err := Schemas.ReadFile("schema/" + name)
+		if err == nil {
+			var doc any
+			if doc, err = jsonschema.UnmarshalJSON(bytes.NewReader(b)); err == nil {
+				err = s.c.AddResource(SchemaBaseURL+name, doc)
+			}
 		}
-		doc, err := jsonschema.UnmarshalJSON(strings.NewReader(string(b)))
 		if err != nil {
-			return nil, fmt.Errorf("schema %s: %w", f, err)
-		}
-		if err := c.AddResource(SchemaBaseURL+strings.TrimPrefix(f, "schema/"), doc); err != nil {
-			return nil, fmt.Errorf("schema %s: %w", f, err)
+			s.initErr = fmt.Errorf("schema %s: %w", name, err)
+			return
 		}
 	}
-	out := make(map[string]*jsonschema.Schema, len(files))
-	for _, f := range files {
-		name := strings.TrimPrefix(f, "schema/")
-		s, err := c.Compile(SchemaBaseURL + name)
-		if err != nil {
-			return nil, fmt.Errorf("schema %s: %w", name, err)
-		}
-		out[name] = s
+}
+
+// SchemaNames lists the embedded schema files.
+func SchemaNames() []string {
+	files, _ := fs.Glob(Schemas, "schema/*.json")
+	for i, f := range files {
+		files[i] = strings.TrimPrefix(f, "schema/")
 	}
-	return out, nil
+	return files
 }
 
 // maxSchemaErrors bounds a validation report: a huge instance can fail

@@ -76,19 +76,16 @@ func decodeAny(t *testing.T, b []byte) any {
 // back, checking both sides against the schema: a field the Go type drops,
 // renames or adds shows up as a diff or a validation error.
 func TestSchemasRoundTrip(t *testing.T) {
-	compiled, err := CompileSchemas()
-	if err != nil {
-		t.Fatal(err)
-	}
-	files, _ := Schemas.ReadDir("schema")
+	var set SchemaSet
+	files := SchemaNames()
 	if len(files) != len(wireTypes) {
 		t.Errorf("%d schema files but %d wire types: every file needs a Go type", len(files), len(wireTypes))
 	}
 	for _, wt := range wireTypes {
 		t.Run(wt.file, func(t *testing.T) {
-			sch := compiled[wt.file]
-			if sch == nil {
-				t.Fatalf("no schema %s", wt.file)
+			sch, err := set.Get(wt.file)
+			if err != nil {
+				t.Fatal(err)
 			}
 			examples, _ := loadRaw(t, wt.file)["examples"].([]any)
 			if len(examples) == 0 {

@@ -26,7 +26,7 @@ import (
 type dispatcher struct {
 	srv     *Server
 	methods map[string]method
-	schemas map[string]*jsonschema.Schema
+	schemas *protocol.SchemaSet
 	sem     chan struct{} // in-flight cap (STEERABLE_MAX_INFLIGHT)
 	log     zerolog.Logger
 
@@ -37,27 +37,23 @@ type dispatcher struct {
 	idle     chan struct{} // closed while active == 0
 }
 
-func newDispatcher(srv *Server, maxInflight int, log zerolog.Logger) (*dispatcher, error) {
-	schemas, err := protocol.CompileSchemas()
-	if err != nil {
-		return nil, err
-	}
+func newDispatcher(srv *Server, maxInflight int, log zerolog.Logger) *dispatcher {
 	return &dispatcher{
 		srv:      srv,
 		methods:  methodTable(),
-		schemas:  schemas,
+		schemas:  &protocol.SchemaSet{},
 		sem:      make(chan struct{}, maxInflight),
 		log:      log,
 		inflight: map[jsonrpc2.ID]context.CancelCauseFunc{},
 		idle:     closedChan(),
-	}, nil
+	}
 }
 
 // Handle implements jsonrpc2.Handler. It runs on the read loop, so it only
 // registers the request and starts its goroutine; registering here (not in
 // the goroutine) is what lets a $/cancelRequest read right after the request
 // find it.
-func (d *dispatcher) Handle(_ context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.Request) {
+func (d *dispatcher) Handle(_ context.Context, _ *jsonrpc2.Conn, req *jsonrpc2.Request) {
 	if req.Notif {
 		d.notification(req)
 		return
@@ -66,12 +62,12 @@ func (d *dispatcher) Handle(_ context.Context, conn *jsonrpc2.Conn, req *jsonrpc
 	d.mu.Lock()
 	if _, dup := d.inflight[req.ID]; dup {
 		d.mu.Unlock()
-		d.reply(conn, req, nil, protocol.Errorf(protocol.CodeInvalidRequest, "request id %s is already in flight; use a new id", req.ID))
+		d.reply(req, nil, protocol.Errorf(protocol.CodeInvalidRequest, "request id %s is already in flight; use a new id", req.ID))
 		return
 	}
 	if d.draining && !m.system {
 		d.mu.Unlock()
-		d.reply(conn, req, nil, errCancelledByStop)
+		d.reply(req, nil, errCancelledByStop)
 		return
 	}
 	ctx, cancel := context.WithCancelCause(context.Background())
@@ -81,10 +77,10 @@ func (d *dispatcher) Handle(_ context.Context, conn *jsonrpc2.Conn, req *jsonrpc
 	}
 	d.active++
 	d.mu.Unlock()
-	go d.serve(ctx, cancel, conn, req, m, known)
+	go d.serve(ctx, cancel, req, m, known)
 }
 
-func (d *dispatcher) serve(ctx context.Context, cancel context.CancelCauseFunc, conn *jsonrpc2.Conn, req *jsonrpc2.Request, m method, known bool) {
+func (d *dispatcher) serve(ctx context.Context, cancel context.CancelCauseFunc, req *jsonrpc2.Request, m method, known bool) {
 	defer d.done()
 	defer cancel(nil)
 	var result any
@@ -103,7 +99,7 @@ func (d *dispatcher) serve(ctx context.Context, cancel context.CancelCauseFunc, 
 	d.mu.Lock()
 	delete(d.inflight, req.ID)
 	d.mu.Unlock()
-	d.reply(conn, req, result, err)
+	d.reply(req, result, err)
 	if err == nil && m.afterReply != nil {
 		m.afterReply(d.srv)
 	}
@@ -160,27 +156,51 @@ func (d *dispatcher) validate(name string, m method, params json.RawMessage) err
 	if err != nil {
 		return protocol.Errorf(protocol.CodeInvalidParams, "params do not decode: %v", err)
 	}
-	if err := d.schemas[m.params].Validate(inst); err != nil {
+	sch, err := d.schemas.Get(m.params)
+	if err != nil {
+		return err // a build defect: the schemas are embedded
+	}
+	if err := sch.Validate(inst); err != nil {
 		errs := protocol.SchemaErrors(err)
 		return protocol.Errorf(protocol.CodeInvalidParams, "invalid params for %s: %s", name, errs[0]).WithData("errors", errs)
 	}
 	return nil
 }
 
-func (d *dispatcher) reply(conn *jsonrpc2.Conn, req *jsonrpc2.Request, result any, err error) {
-	var sendErr error
+// reply writes the response frame straight to the stream, marshalled once:
+// the library's Conn.Reply would marshal the result, then the response,
+// then the message, compacting the same bytes three times.
+func (d *dispatcher) reply(req *jsonrpc2.Request, result any, err error) {
+	var b []byte
+	var mErr error
 	if err != nil {
 		we := toWire(err)
 		if we.Code == int64(protocol.CodeInternal) {
 			d.log.Error().Err(err).Str("method", req.Method).Msg("internal error")
 		}
-		sendErr = conn.ReplyWithError(context.Background(), req.ID, we)
+		b, mErr = json.Marshal(errorReply{JSONRPC: "2.0", ID: req.ID, Error: we})
 	} else {
-		sendErr = conn.Reply(context.Background(), req.ID, result)
+		b, mErr = json.Marshal(resultReply{JSONRPC: "2.0", ID: req.ID, Result: result})
 	}
-	if sendErr != nil {
-		d.log.Debug().Err(sendErr).Str("method", req.Method).Msg("reply not sent")
+	if mErr != nil {
+		d.log.Error().Err(mErr).Str("method", req.Method).Msg("reply does not marshal")
+		b, _ = json.Marshal(errorReply{JSONRPC: "2.0", ID: req.ID, Error: toWire(fmt.Errorf("reply does not marshal: %w", mErr))})
 	}
+	if err := d.srv.st.writeFrame(b); err != nil {
+		d.log.Debug().Err(err).Str("method", req.Method).Msg("reply not sent")
+	}
+}
+
+type resultReply struct {
+	JSONRPC string      `json:"jsonrpc"`
+	ID      jsonrpc2.ID `json:"id"`
+	Result  any         `json:"result"`
+}
+
+type errorReply struct {
+	JSONRPC string          `json:"jsonrpc"`
+	ID      jsonrpc2.ID     `json:"id"`
+	Error   *jsonrpc2.Error `json:"error"`
 }
 
 // notification handles the notifications a host may send. Unknown ones are

@@ -3,6 +3,7 @@ package rpc
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strconv"
 
@@ -30,47 +31,40 @@ var nullID = json.RawMessage("null")
 // request nor response (-32600).
 func checkFrame(b []byte) *frameError {
 	b = bytes.TrimSpace(b)
-	if !json.Valid(b) {
-		var v any
-		err := json.Unmarshal(b, &v)
-		return &frameError{nullID, protocol.CodeParse, fmt.Sprintf("parse error: %v", err)}
+	var env envelope
+	if err := json.Unmarshal(b, &env); err != nil {
+		var syntax *json.SyntaxError
+		switch {
+		case errors.As(err, &syntax) || len(b) == 0:
+			return &frameError{nullID, protocol.CodeParse, fmt.Sprintf("parse error: %v", err)}
+		case b[0] == '[':
+			return &frameError{nullID, protocol.CodeInvalidRequest, "batch requests are not supported; send one JSON object per frame"}
+		default:
+			return &frameError{nullID, protocol.CodeInvalidRequest, "not a JSON-RPC message: expected a JSON object"}
+		}
 	}
-	switch b[0] {
-	case '[':
-		return &frameError{nullID, protocol.CodeInvalidRequest, "batch requests are not supported; send one JSON object per frame"}
-	case '{':
-	default:
-		return &frameError{nullID, protocol.CodeInvalidRequest, "not a JSON-RPC message: expected a JSON object"}
-	}
-	var m map[string]json.RawMessage
-	if err := json.Unmarshal(b, &m); err != nil {
-		return &frameError{nullID, protocol.CodeParse, fmt.Sprintf("parse error: %v", err)}
-	}
-	rawID, hasID := m["id"]
-	_, hasMethod := m["method"]
-	_, hasResult := m["result"]
-	_, hasError := m["error"]
-	idOK := hasID && validID(rawID)
+	hasID, hasMethod := env.ID != nil, env.Method != nil
+	hasResult, hasError := env.Result != nil, env.Error != nil
+	idOK := hasID && validID(env.ID)
 	replyID := nullID
 	if idOK {
-		replyID = rawID
+		replyID = env.ID
 	}
 	bad := func(format string, args ...any) *frameError {
 		return &frameError{replyID, protocol.CodeInvalidRequest, fmt.Sprintf(format, args...)}
 	}
-	if string(m["jsonrpc"]) != `"2.0"` {
+	if string(env.JSONRPC) != `"2.0"` {
 		return bad(`invalid request: "jsonrpc" must be "2.0"`)
 	}
 	switch {
 	case hasMethod && !hasResult && !hasError:
-		if hasID && (!idOK || string(rawID) == "null") {
+		if hasID && (!idOK || string(env.ID) == "null") {
 			return bad("invalid request: id must be a string or a non-negative integer")
 		}
-		var method string
-		if json.Unmarshal(m["method"], &method) != nil {
+		if env.Method[0] != '"' {
 			return bad("invalid request: method must be a string")
 		}
-		if p, ok := m["params"]; ok && !isStructured(p) {
+		if env.Params != nil && !isStructured(env.Params) {
 			return bad("invalid request: params must be an object or an array")
 		}
 		return nil
@@ -79,12 +73,24 @@ func checkFrame(b []byte) *frameError {
 			return bad("invalid response: id must be a string or a non-negative integer")
 		}
 		var e jsonrpc2.Error
-		if hasError && (!isObject(m["error"]) || json.Unmarshal(m["error"], &e) != nil) {
+		if hasError && (!isObject(env.Error) || json.Unmarshal(env.Error, &e) != nil) {
 			return bad("invalid response: error must be an object {code: integer, message: string}")
 		}
 		return nil
 	}
 	return bad("invalid request: not a request, a notification or a response")
+}
+
+// envelope is every member a JSON-RPC message may have, kept raw: one
+// decoding pass both validates the JSON and says which members are present
+// (a member set to null is present, as the literal "null").
+type envelope struct {
+	JSONRPC json.RawMessage `json:"jsonrpc"`
+	ID      json.RawMessage `json:"id"`
+	Method  json.RawMessage `json:"method"`
+	Params  json.RawMessage `json:"params"`
+	Result  json.RawMessage `json:"result"`
+	Error   json.RawMessage `json:"error"`
 }
 
 // validID accepts what the library can carry: a string, a non-negative

@@ -61,6 +61,7 @@ type Server struct {
 	svc     Services
 	peer    *Peer
 	d       *dispatcher
+	st      *stream // set by Serve
 	log     zerolog.Logger
 	started time.Time
 	closing atomic.Bool
@@ -90,11 +91,7 @@ func NewServer(opts Options, svc Services, peer *Peer) (*Server, error) {
 		opts: opts, svc: svc, peer: peer, log: opts.Log, started: time.Now(),
 		stop: make(chan string, 1), now: make(chan string, 1),
 	}
-	d, err := newDispatcher(s, opts.MaxInflight, opts.Log)
-	if err != nil {
-		return nil, err
-	}
-	s.d = d
+	s.d = newDispatcher(s, opts.MaxInflight, opts.Log)
 	return s, nil
 }
 
@@ -103,6 +100,7 @@ func NewServer(opts Options, svc Services, peer *Peer) (*Server, error) {
 // last.
 func (s *Server) Serve(in io.Reader, out io.Writer) string {
 	st := newStream(in, out, s.opts.Framing, s.opts.MaxFrameBytes, s.log)
+	s.st = st
 	st.onWriteError = func(err error) {
 		s.log.Warn().Err(err).Msg("writing to stdout failed; the host is gone")
 		s.peer.hostGone()

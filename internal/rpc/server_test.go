@@ -40,6 +40,7 @@ func TestMalformedFramesAreAnsweredAndSkipped(t *testing.T) {
 		{"negative id", `{"jsonrpc":"2.0","id":-1,"method":"system.ping"}`, "null", protocol.CodeInvalidRequest, "id must be"},
 		{"object id", `{"jsonrpc":"2.0","id":{},"method":"system.ping"}`, "null", protocol.CodeInvalidRequest, "id must be"},
 		{"null id request", `{"jsonrpc":"2.0","id":null,"method":"system.ping"}`, "null", protocol.CodeInvalidRequest, "id must be"},
+		{"case-variant ids", `{"jsonrpc":"2.0","id":1.5,"ID":1,"method":"system.ping"}`, "null", protocol.CodeInvalidRequest, "invalid request"},
 		{"neither", `{"jsonrpc":"2.0","id":11}`, "11", protocol.CodeInvalidRequest, "not a request"},
 		{"both", `{"jsonrpc":"2.0","id":12,"method":"x","result":1}`, "12", protocol.CodeInvalidRequest, "not a request"},
 		{"bad response error", `{"jsonrpc":"2.0","id":"srv_9","error":"boom"}`, `"srv_9"`, protocol.CodeInvalidRequest, "error must be an object"},
@@ -144,8 +145,7 @@ func TestInflightCapQueuesExcessAndSystemMethodsBypassIt(t *testing.T) {
 	for i := 1; i <= 3; i++ {
 		h.sendf(`{"jsonrpc":"2.0","id":%d,"method":"tool.invoke","params":{"id":"c%d","name":"sleep","arguments":{"ms":60000}}}`, i, i)
 	}
-	<-started
-	<-started
+	running := map[string]bool{<-started: true, <-started: true}
 	select {
 	case id := <-started:
 		t.Fatalf("third call %s started beyond the cap of 2", id)
@@ -153,18 +153,25 @@ func TestInflightCapQueuesExcessAndSystemMethodsBypassIt(t *testing.T) {
 	}
 	var health protocol.Health
 	h.call(10, protocol.MethodPing, "").result(t, &health) // not blocked by the cap
-	h.send(`{"jsonrpc":"2.0","method":"$/cancelRequest","params":{"id":1}}`)
-	h.await("1").wantError(t, protocol.CodeCancelled, "")
-	if id := <-started; id != "c3" {
-		t.Errorf("queued call = %s", id)
+	var first string
+	for id := range running {
+		first = id
 	}
+	h.sendf(`{"jsonrpc":"2.0","method":"$/cancelRequest","params":{"id":%s}}`, first[1:])
+	h.await(first[1:]).wantError(t, protocol.CodeCancelled, "")
+	queued := <-started
+	if running[queued] {
+		t.Errorf("queued call %s was already running", queued)
+	}
+	running[queued] = true
+	delete(running, first)
 	// A queued call can be cancelled before it starts.
 	h.sendf(`{"jsonrpc":"2.0","id":4,"method":"tool.invoke","params":{"name":"sleep","arguments":{"ms":60000}}}`)
 	h.send(`{"jsonrpc":"2.0","method":"$/cancelRequest","params":{"id":4}}`)
 	h.await("4").wantError(t, protocol.CodeCancelled, "")
-	for _, id := range []string{"2", "3"} {
-		h.sendf(`{"jsonrpc":"2.0","method":"$/cancelRequest","params":{"id":%s}}`, id)
-		h.await(id).wantError(t, protocol.CodeCancelled, "")
+	for id := range running {
+		h.sendf(`{"jsonrpc":"2.0","method":"$/cancelRequest","params":{"id":%s}}`, id[1:])
+		h.await(id[1:]).wantError(t, protocol.CodeCancelled, "")
 	}
 }
 
