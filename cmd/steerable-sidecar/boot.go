@@ -81,6 +81,9 @@ func boot(flags commonFlags, strict bool, stderr io.Writer) (*app, error) {
 		return nil, &bootError{err.Error()}
 	}
 	a.cfg.Workspace = ws
+	if err := a.unsupported(); err != nil {
+		return nil, err
+	}
 	return a, nil
 }
 
@@ -107,6 +110,22 @@ func (a *app) degrade(problems []config.Problem) {
 		a.cfg.Web.Disabled = "invalid configuration: " + strings.Join(web, "; ")
 		a.checks["web"] = protocol.Check{Status: protocol.CheckError, Message: "web tools not registered: " + strings.Join(web, "; ")}
 	}
+}
+
+// unsupported handles features SPEC names that this build does not
+// implement yet. A configured plugin source is a plugin that cannot load,
+// which SPEC §4.7 makes fatal at boot; run_code is simply not registered.
+func (a *app) unsupported() error {
+	for name, val := range map[string]string{"STEERABLE_PLUGIN_DIR": a.cfg.PluginDir, "STEERABLE_PLUGINS_CONFIG": a.cfg.PluginsConfig} {
+		if val != "" {
+			return &bootError{fmt.Sprintf("%s=%q: this build cannot load plugins yet; unset it", name, val)}
+		}
+	}
+	a.checks["plugins"] = protocol.Check{Status: protocol.CheckOK, Message: "no plugin sources configured"}
+	if a.cfg.RunCode {
+		a.checks["run_code"] = protocol.Check{Status: protocol.CheckWarn, Message: "STEERABLE_RUN_CODE=1 but this build has no run_code tool yet; not registered"}
+	}
+	return nil
 }
 
 // workspace resolves the workspace root: --cwd, else STEERABLE_WORKSPACE,

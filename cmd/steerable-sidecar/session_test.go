@@ -25,6 +25,7 @@ import (
 	"fmt"
 	"io"
 	"os/exec"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -164,6 +165,25 @@ func (s *session) start(ts *testscript.TestScript, args []string) {
 		<-s.exited
 	})
 	s.next(ts, func(f map[string]json.RawMessage) bool { return methodOf(f) == "lifecycle.ready" && f["id"] == nil })
+	if !slices.Contains(args, "--quiet-ready") {
+		s.waitStderr(ts, "__SIDECAR_READY__:")
+	}
+}
+
+// waitStderr waits until stderr holds substr: stdout and stderr are read by
+// separate goroutines, so lifecycle.ready can arrive before the marker line.
+func (s *session) waitStderr(ts *testscript.TestScript, substr string) {
+	deadline := time.Now().Add(waitTimeout)
+	timer := time.AfterFunc(waitTimeout, func() { s.mu.Lock(); s.changed.Broadcast(); s.mu.Unlock() })
+	defer timer.Stop()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for !strings.Contains(s.stderr.String(), substr) {
+		if time.Now().After(deadline) {
+			ts.Fatalf("stderr has no %q within %v", substr, waitTimeout)
+		}
+		s.changed.Wait()
+	}
 }
 
 func lookPath(ts *testscript.TestScript, pathList string) string {
@@ -199,6 +219,7 @@ func (s *session) readStderr(r io.Reader) {
 	for sc.Scan() {
 		s.mu.Lock()
 		s.stderr.WriteString(sc.Text() + "\n")
+		s.changed.Broadcast()
 		s.mu.Unlock()
 	}
 }

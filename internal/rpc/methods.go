@@ -26,6 +26,11 @@ func methodTable() map[string]method {
 		"system.shutdown_now": {handle: shutdown, system: true, afterReply: func(s *Server) { s.ShutdownNow(ReasonShutdownNow) }},
 		"tool.list":           {params: "tool.list.params.json", handle: typed(toolList)},
 		"tool.invoke":         {params: "tool.invoke.params.json", handle: typed(toolInvoke)},
+		"plugin.list":         {handle: pluginList},
+		"plugin.enable":       {params: "plugin.params.json", handle: typed(pluginLifecycle)},
+		"plugin.disable":      {params: "plugin.params.json", handle: typed(pluginLifecycle)},
+		"plugin.unload":       {params: "plugin.params.json", handle: typed(pluginLifecycle)},
+		"plugin.reload":       {params: "plugin.params.json", handle: typed(pluginLifecycle)},
 	}
 }
 
