@@ -67,7 +67,7 @@ func openSandbox(t *testing.T, name string, network bool, environ ...string) *Sa
 	b := backendFor(t, name)
 	s, err := Open(context.Background(), Options{
 		Choice: name, Network: network, Workspace: realTempDir(t), TempParent: realTempDir(t),
-		Environ: append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME")}, environ...),
+		Environ:  append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME")}, environ...),
 		Backends: []Backend{b},
 	})
 	if err != nil {

@@ -28,16 +28,16 @@ exit 0`
 // Probe proves that b enforces p here with a real run: the child must be
 // able to write in the writable root inside, must not be able to write in a
 // fresh directory outside every root, and, with the network off, must fail
-// to connect to a listener on 127.0.0.1. scratch is where that outside
-// directory is created.
-func Probe(ctx context.Context, b Backend, p Policy, inside, scratch string) error {
+// to connect to a listener on 127.0.0.1. The outside directory is created
+// in the first of scratch that is not below a writable root (when the
+// workspace is / or /tmp there may be none; that check is then skipped).
+func Probe(ctx context.Context, b Backend, p Policy, inside string, scratch ...string) error {
 	ctx, cancel := context.WithTimeout(ctx, probeTimeout)
 	defer cancel()
-	outside, err := os.MkdirTemp(scratch, "steerable-probe-")
-	if err != nil {
-		return fmt.Errorf("probe: %w", err)
+	outside := outsideDir(p, scratch)
+	if outside != "" {
+		defer os.RemoveAll(outside)
 	}
-	defer os.RemoveAll(outside)
 	shell, port := "/bin/sh", ""
 	if bash, err := exec.LookPath("bash"); err == nil && !p.Network {
 		ln, err := net.Listen("tcp4", "127.0.0.1:0")
@@ -59,6 +59,33 @@ func Probe(ctx context.Context, b Backend, p Policy, inside, scratch string) err
 	return probeVerdict(res, outside)
 }
 
+// outsideDir creates a temp dir in the first candidate outside every root.
+func outsideDir(p Policy, candidates []string) string {
+	for _, c := range candidates {
+		if c == "" || within(p.WritableRoots, c) {
+			continue
+		}
+		if d, err := os.MkdirTemp(c, "steerable-probe-"); err == nil {
+			return d
+		}
+	}
+	return ""
+}
+
+// within reports whether path is one of roots or below one.
+func within(roots []string, path string) bool {
+	path, _ = filepath.Abs(path)
+	if real, err := filepath.EvalSymlinks(path); err == nil {
+		path = real
+	}
+	for _, r := range roots {
+		if rel, err := filepath.Rel(r, path); err == nil && rel != ".." && !strings.HasPrefix(rel, "../") {
+			return true
+		}
+	}
+	return false
+}
+
 func probeVerdict(res Result, outside string) error {
 	detail := strings.TrimSpace(res.Stderr)
 	switch {
@@ -71,7 +98,7 @@ func probeVerdict(res Result, outside string) error {
 	case res.ExitCode != 0:
 		return fmt.Errorf("probe failed (exit %d): %s", res.ExitCode, detail)
 	}
-	if _, err := os.Stat(filepath.Join(outside, "escape")); err == nil {
+	if _, err := os.Stat(filepath.Join(outside, "escape")); outside != "" && err == nil {
 		return errors.New("probe wrote outside the writable roots")
 	}
 	return nil

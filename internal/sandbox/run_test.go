@@ -19,7 +19,7 @@ func TestRunExitCodesAndStreams(t *testing.T) {
 		{script: `echo out; echo err >&2`, stdout: "out\n", stderr: "err\n"},
 		{script: `exit 3`, code: 3},
 		{script: `kill -TERM $$`, code: 143, signal: "SIGTERM"},
-		{script: `cat`},                                          // stdin is /dev/null: returns at once
+		{script: `cat`}, // stdin is /dev/null: returns at once
 		{script: `exec 1>&-; sleep 0.1; echo late >&2`, stderr: "late\n"}, // closes stdout early
 		{script: `printf 'caf\xc3\xa9'`, stdout: "café"},
 	}
@@ -99,7 +99,7 @@ func TestRunLeavesNothingBehind(t *testing.T) {
 		t.Errorf("a detached process holding stdout kept Run for %v", d)
 	}
 	waitGone(t, marker+"\x00") // the job in the group: killed with it
-	waitGone(t, marker)         // the one that left it: gone once its sleep ends
+	waitGone(t, marker)        // the one that left it: gone once its sleep ends
 }
 
 // 50 MB of output: the capture keeps head and tail within MaxOutput.

@@ -83,7 +83,7 @@ func Open(ctx context.Context, opts Options) (*Sandbox, error) {
 	for _, b := range candidates(opts) {
 		err := b.Available()
 		if err == nil {
-			err = Probe(ctx, b, s.policy, tmp, opts.TempParent)
+			err = Probe(ctx, b, s.policy, tmp, opts.TempParent, "/var/tmp", filepath.Dir(opts.Workspace))
 		}
 		if err == nil {
 			s.backend = b
