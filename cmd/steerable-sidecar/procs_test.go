@@ -2,22 +2,22 @@ package main
 
 // Script commands for the sandbox and bash scripts:
 //
-//	procs running|gone MARKER  wait (≤ waitTimeout) until some / no process has MARKER in its command line
+//	procs running|gone MARKER  wait (≤ waitTimeout) until some process runs with argv[0] starting with
+//	                           MARKER (exec -a) / no process has MARKER anywhere in its command line
 //	listen                     start a TCP listener on 127.0.0.1, set $PORT; closed when the script ends
 //	[landlock]                 condition: the kernel has Landlock
 
 import (
 	"fmt"
 	"net"
-	"os"
-	"path/filepath"
 	"strconv"
-	"strings"
 	"syscall"
 	"time"
 
 	llsys "github.com/landlock-lsm/go-landlock/landlock/syscall"
 	"github.com/rogpeppe/go-internal/testscript"
+
+	"steerable.dev/sidecar/internal/sandbox/sandboxtest"
 )
 
 func cmdProcs(ts *testscript.TestScript, neg bool, args []string) {
@@ -27,7 +27,10 @@ func cmdProcs(ts *testscript.TestScript, neg bool, args []string) {
 	want := args[0] == "running"
 	deadline := time.Now().Add(waitTimeout)
 	for {
-		pids := markedProcs(args[1])
+		pids := sandboxtest.Marked(args[1])
+		if want {
+			pids = sandboxtest.Started(args[1])
+		}
 		if (len(pids) > 0) == want {
 			return
 		}
@@ -39,22 +42,6 @@ func cmdProcs(ts *testscript.TestScript, neg bool, args []string) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-}
-
-func markedProcs(marker string) []int {
-	var pids []int
-	entries, _ := os.ReadDir("/proc")
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil || pid == os.Getpid() {
-			continue
-		}
-		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
-		if err == nil && strings.Contains(string(b), marker) {
-			pids = append(pids, pid)
-		}
-	}
-	return pids
 }
 
 func cmdListen(ts *testscript.TestScript, neg bool, args []string) {

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"steerable.dev/sidecar/internal/sandbox/sandboxtest"
 )
 
 // confining are the backends that must confine on this machine (each test
@@ -217,9 +219,9 @@ func TestSidecarSIGKILLLeavesNoChildren(t *testing.T) {
 
 func waitCount(t *testing.T, marker string, want int) {
 	deadline := time.Now().Add(5 * time.Second)
-	for len(markerProcs(marker)) < want {
+	for len(sandboxtest.Started(marker)) < want {
 		if time.Now().After(deadline) {
-			t.Fatalf("only %d of %d marked processes started", len(markerProcs(marker)), want)
+			t.Fatalf("only %d of %d marked processes started", len(sandboxtest.Started(marker)), want)
 		}
 		time.Sleep(10 * time.Millisecond)
 	}

@@ -66,7 +66,9 @@
 // sidecar runs: the kernel kills the direct child (PR_SET_PDEATHSIG; the
 // Landlock helper execs the target in place, so that is the command's
 // shell), and under bwrap the whole tree (the PID namespace dies with its
-// init). Under landlock and none, grandchildren of a SIGKILLed sidecar — a
+// init; bwrap arms --die-with-parent a moment after it starts, so a sidecar
+// killed in that window can leave the call's namespace running). Under
+// landlock and none, grandchildren of a SIGKILLed sidecar — a
 // background job of the shell — keep running until they end; a process that
 // calls setsid leaves the group, so only bwrap reaches it.
 package sandbox

@@ -7,11 +7,12 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"testing"
 	"time"
 
 	"go.uber.org/goleak"
+
+	"steerable.dev/sidecar/internal/sandbox/sandboxtest"
 )
 
 // TestMain lets the test binary play two other roles, the way the sidecar
@@ -108,29 +109,12 @@ func run(t *testing.T, s *Sandbox, script string, opts RunOptions) Result {
 	return res
 }
 
-// markerProcs lists the processes whose command line contains marker.
-func markerProcs(marker string) []int {
-	var pids []int
-	entries, _ := os.ReadDir("/proc")
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil || pid == os.Getpid() {
-			continue
-		}
-		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
-		if err == nil && strings.Contains(string(b), marker) {
-			pids = append(pids, pid)
-		}
-	}
-	return pids
-}
-
 // waitGone waits up to 5 s for every process carrying marker to be gone.
 func waitGone(t *testing.T, marker string) {
 	t.Helper()
 	deadline := time.Now().Add(5 * time.Second)
 	for {
-		pids := markerProcs(marker)
+		pids := sandboxtest.Marked(marker)
 		if len(pids) == 0 {
 			return
 		}
