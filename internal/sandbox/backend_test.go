@@ -194,7 +194,9 @@ func TestSidecarSIGKILLLeavesNoChildren(t *testing.T) {
 				want = 3
 			}
 			exe, _ := os.Executable()
-			parent := exec.Command(exe, "spawn-parent", name, marker)
+			// Its session temp dir is left behind by the SIGKILL: keep it in
+			// the test's own temp dir.
+			parent := exec.Command(exe, "spawn-parent", name, marker, realTempDir(t))
 			out, err := parent.StdoutPipe()
 			if err != nil {
 				t.Fatal(err)
@@ -229,11 +231,11 @@ func waitCount(t *testing.T, marker string, want int) {
 
 // spawnParent plays a sidecar: it starts a confined child carrying marker
 // and waits to be killed.
-func spawnParent(backend, marker string) int {
-	ws, _ := os.MkdirTemp("", "spawn-ws-")
-	ws, _ = filepath.EvalSymlinks(ws)
+func spawnParent(backend, marker, scratch string) int {
+	ws := filepath.Join(scratch, "ws")
+	os.Mkdir(ws, 0o755)
 	exe, _ := os.Executable()
-	s, err := Open(context.Background(), Options{Choice: backend, Workspace: ws, TempParent: os.TempDir(),
+	s, err := Open(context.Background(), Options{Choice: backend, Workspace: ws, TempParent: scratch,
 		Environ: []string{"PATH=" + os.Getenv("PATH")}, Self: Self{Path: exe, Argv0: filepath.Base(exe)}})
 	if err != nil || s.Info().Backend != backend {
 		os.Stderr.WriteString("spawn-parent: backend not usable\n")

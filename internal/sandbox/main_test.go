@@ -25,7 +25,7 @@ func TestMain(m *testing.M) {
 		case HelperCommand:
 			os.Exit(ExecMain(os.Args[2:], os.Stderr))
 		case "spawn-parent":
-			os.Exit(spawnParent(os.Args[2], os.Args[3]))
+			os.Exit(spawnParent(os.Args[2], os.Args[3], os.Args[4]))
 		}
 	}
 	goleak.VerifyTestMain(m)
