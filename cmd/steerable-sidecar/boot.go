@@ -11,6 +11,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"steerable.dev/sidecar/internal/config"
+	"steerable.dev/sidecar/internal/sandbox"
 	"steerable.dev/sidecar/internal/tools"
 	"steerable.dev/sidecar/protocol"
 )
@@ -24,6 +25,7 @@ type app struct {
 	registry   *tools.Registry
 	dispatcher *tools.Dispatcher
 	checks     map[string]protocol.Check
+	sandbox    *sandbox.Sandbox
 }
 
 // extraTools is set only by the end-to-end test binary, to register tools
@@ -83,6 +85,9 @@ func boot(flags commonFlags, strict bool, stderr io.Writer) (*app, error) {
 	a.cfg.Workspace = ws
 	if err := a.unsupported(); err != nil {
 		return nil, err
+	}
+	if err := a.openSandbox(); err != nil {
+		return nil, &bootError{err.Error()}
 	}
 	return a, nil
 }
@@ -158,7 +163,9 @@ func workspace(flagCwd, envWorkspace string) (string, error) {
 // reverse channel: the rpc Peer when serving, tools.NoHost for the CLI.
 func (a *app) buildTools(host tools.Host) error {
 	a.registry = tools.NewRegistry()
-	deps := tools.Deps{Workspace: a.cfg.Workspace, Host: host, Log: a.log}
+	deps := tools.Deps{Workspace: a.cfg.Workspace, Host: host, Log: a.log,
+		WorkspaceConfine: a.cfg.WorkspaceConfine, Sandbox: a.sandbox,
+		BashMaxTimeoutMs: a.cfg.BashMaxTimeoutMs, BashMaxOutputBytes: a.cfg.BashMaxOutputBytes}
 	builtins := tools.Builtins(deps)
 	if extraTools != nil {
 		builtins = append(builtins, extraTools(deps)...)
@@ -184,4 +191,10 @@ func (a *app) healthChecks() map[string]protocol.Check {
 }
 
 // close releases what boot acquired.
-func (a *app) close() {}
+func (a *app) close() {
+	if a.sandbox != nil {
+		if err := a.sandbox.Close(); err != nil {
+			a.log.Warn().Err(err).Msg("removing the session temp dir")
+		}
+	}
+}

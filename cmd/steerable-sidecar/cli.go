@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"steerable.dev/sidecar/internal/config"
+	"steerable.dev/sidecar/internal/sandbox"
 )
 
 // exit codes.
@@ -23,6 +24,9 @@ var subcommands = map[string]func(args []string, stdin io.Reader, stdout, stderr
 	"tools":    toolsCmd,
 	"contract": contractCmd,
 	"version":  versionCmd,
+	// Hidden (not in --help): the Landlock backend re-executes the binary
+	// through it to confine itself before exec'ing the command.
+	sandbox.HelperCommand: sandboxExecCmd,
 }
 
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {

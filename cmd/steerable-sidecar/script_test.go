@@ -26,6 +26,7 @@ func TestScripts(t *testing.T) {
 		Dir:                 "testdata/script",
 		Setup:               setupSession,
 		Cmds:                sessionCmds,
+		Condition:           scriptCondition,
 		RequireUniqueNames:  true,
 		RequireExplicitExec: true,
 	})

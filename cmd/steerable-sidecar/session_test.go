@@ -68,6 +68,8 @@ var sessionCmds = map[string]func(ts *testscript.TestScript, neg bool, args []st
 	"notification":  cmdNotification,
 	"reverse":       cmdReverse,
 	"reverse-error": cmdReverseError,
+	"procs":         cmdProcs,
+	"listen":        cmdListen,
 }
 
 func sess(ts *testscript.TestScript) *session { return ts.Value(sessionKey{}).(*session) }

@@ -2,6 +2,8 @@ package tools
 
 import (
 	"github.com/rs/zerolog"
+
+	"steerable.dev/sidecar/internal/sandbox"
 )
 
 // Deps is what the built-in tools need from the process. cmd fills it from
@@ -10,6 +12,13 @@ type Deps struct {
 	Workspace string // absolute, symlinks resolved
 	Host      Host
 	Log       zerolog.Logger
+
+	// WorkspaceConfine refuses paths (bash's cwd) outside the workspace.
+	WorkspaceConfine bool
+	// Sandbox runs bash (and later run_code); nil leaves bash out.
+	Sandbox            *sandbox.Sandbox
+	BashMaxTimeoutMs   int
+	BashMaxOutputBytes int
 }
 
 // Builtins is the explicit list of built-in tools, registered with source
@@ -17,5 +26,8 @@ type Deps struct {
 // that builds its list from tool.list never advertises a broken tool.
 func Builtins(d Deps) []Tool {
 	var out []Tool
+	if d.Sandbox != nil {
+		out = append(out, newBash(d))
+	}
 	return out
 }

@@ -1,0 +1,28 @@
+//go:build !linux
+
+package sandbox
+
+import "errors"
+
+// Landlock is Linux-only; elsewhere it is never available.
+type Landlock struct {
+	Self Self
+	ABI  int
+}
+
+// NewLandlock returns the unavailable backend.
+func NewLandlock(self Self) Landlock { return Landlock{Self: self} }
+
+// Name implements Backend.
+func (Landlock) Name() string { return "landlock" }
+
+// Available implements Backend.
+func (Landlock) Available() error { return errors.New("Landlock exists only on Linux") }
+
+// Wrap implements Backend.
+func (l Landlock) Wrap(Cmd, Policy) (Cmd, error) { return Cmd{}, l.Available() }
+
+// Enforcement implements Backend.
+func (Landlock) Enforcement(Policy) Enforcement { return EnforcementNone }
+
+var _ Backend = Landlock{}

@@ -1,0 +1,133 @@
+package sandbox
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+
+	"steerable.dev/sidecar/internal/sandbox/sandboxtest"
+)
+
+// TestMain lets the test binary play two other roles, the way the sidecar
+// binary does: the Landlock helper (HelperCommand, reached by re-execution)
+// and a "sidecar" that starts a confined child and is then SIGKILLed by a
+// test (spawnParent).
+func TestMain(m *testing.M) {
+	if len(os.Args) > 1 {
+		switch os.Args[1] {
+		case HelperCommand:
+			os.Exit(ExecMain(os.Args[2:], os.Stderr))
+		case "spawn-parent":
+			os.Exit(spawnParent(os.Args[2], os.Args[3], os.Args[4]))
+		}
+	}
+	goleak.VerifyTestMain(m)
+}
+
+// self is how the Landlock backend re-executes this test binary.
+func self(t testing.TB) Self {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return Self{Path: exe, Argv0: filepath.Base(exe)}
+}
+
+// backendFor returns the named backend, skipping the test only when its
+// capability is truly absent here.
+func backendFor(t *testing.T, name string) Backend {
+	t.Helper()
+	var b Backend
+	switch name {
+	case "bwrap":
+		b = NewBwrap()
+	case "landlock":
+		b = NewLandlock(self(t))
+	case "none":
+		b = None{}
+	default:
+		t.Fatalf("unknown backend %q", name)
+	}
+	if err := b.Available(); err != nil {
+		t.Skipf("%s is not available on this machine: %v", name, err)
+	}
+	return b
+}
+
+// openSandbox opens a sandbox with exactly the named backend, failing (not
+// skipping) when its probe does not pass.
+func openSandbox(t *testing.T, name string, network bool, environ ...string) *Sandbox {
+	t.Helper()
+	b := backendFor(t, name)
+	s, err := Open(context.Background(), Options{
+		Choice: name, Network: network, Workspace: realTempDir(t), TempParent: realTempDir(t),
+		Environ:  append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME")}, environ...),
+		Backends: []Backend{b},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	if s.Info().Backend != name {
+		t.Fatalf("backend %s did not pass its probe: %s", name, s.Summary())
+	}
+	return s
+}
+
+func realTempDir(t *testing.T) string {
+	d, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+// run runs a bash script under s in the workspace and returns the result.
+func run(t *testing.T, s *Sandbox, script string, opts RunOptions) Result {
+	t.Helper()
+	if opts.MaxOutput == 0 {
+		opts.MaxOutput = 1 << 20
+	}
+	if opts.Timeout == 0 {
+		opts.Timeout = 20 * time.Second
+	}
+	cmd, err := s.Command([]string{"bash", "-c", script}, s.Policy().WritableRoots[0], s.Env(EnvScrubbed))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Run(context.Background(), cmd, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+// waitGone waits up to 5 s for every process carrying marker to be gone.
+func waitGone(t *testing.T, marker string) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		pids := sandboxtest.Marked(marker)
+		if len(pids) == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			for _, p := range pids {
+				exec.Command("kill", "-9", strconv.Itoa(p)).Run()
+			}
+			t.Fatalf("processes %v with marker %q outlived their parent", pids, marker)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func uniqueMarker(t *testing.T) string {
+	return fmt.Sprintf("steerable-marker-%d-%d", os.Getpid(), time.Now().UnixNano())
+}

@@ -1,0 +1,197 @@
+package sandbox
+
+import (
+	"context"
+	"errors"
+	"io"
+	"os"
+	"os/exec"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// RunOptions bound one Run.
+type RunOptions struct {
+	Timeout   time.Duration // 0: only ctx ends it
+	MaxOutput int           // bytes kept per stream (head and tail)
+	// Grace is how long a stopped group gets between SIGTERM and SIGKILL.
+	Grace time.Duration
+	// OnOutput, when set, sees every chunk as it is read ("stdout" or
+	// "stderr"), from the reading goroutines. It must not block for long and
+	// must not keep chunk.
+	OnOutput func(stream string, chunk []byte)
+}
+
+// Result is how a Run ended.
+type Result struct {
+	ExitCode  int    // the shell convention: 128+N when killed by signal N
+	Signal    string // the signal that ended the leader, if any
+	Stdout    string
+	Stderr    string
+	Truncated bool // a stream was longer than MaxOutput
+	TimedOut  bool
+	Cancelled bool // ctx ended first
+}
+
+// Defaults of RunOptions.
+const (
+	defaultGrace = time.Second
+	// drainWait bounds reading the pipes after the group was killed, for a
+	// process that left the group but kept a copy of stdout.
+	drainWait = 500 * time.Millisecond
+	readChunk = 64 << 10
+)
+
+// Run starts cmd (stdin /dev/null, stdout and stderr captured), waits for it
+// under the timeout and ctx, and kills its whole process group before
+// returning, whatever happened: no process of the group outlives the call.
+// The error is non-nil only when the command could not start.
+func Run(ctx context.Context, cmd *exec.Cmd, opts RunOptions) (Result, error) {
+	if opts.Grace <= 0 {
+		opts.Grace = defaultGrace
+	}
+	cmd.Stdin = nil // /dev/null
+	streams, err := openStreams(cmd, opts)
+	if err != nil {
+		return Result{}, err
+	}
+	p, err := Start(cmd)
+	streams.closeChildEnds()
+	if err != nil {
+		streams.abort()
+		return Result{}, err
+	}
+	res := wait(ctx, p, opts)
+	p.Kill()
+	streams.finish()
+	res.Stdout, res.Stderr = streams.out.String(), streams.err.String()
+	res.Truncated = streams.out.Truncated() || streams.err.Truncated()
+	state, _ := p.Wait()
+	res.ExitCode, res.Signal = exitStatus(state)
+	return res, nil
+}
+
+// wait waits for the leader, the timeout or ctx; on the latter two it stops
+// the group (SIGTERM, grace, SIGKILL).
+func wait(ctx context.Context, p *Process, opts RunOptions) Result {
+	var timeout <-chan time.Time
+	if opts.Timeout > 0 {
+		t := time.NewTimer(opts.Timeout)
+		defer t.Stop()
+		timeout = t.C
+	}
+	var res Result
+	select {
+	case <-p.Done():
+	case <-timeout:
+		res.TimedOut = true
+		p.Stop(opts.Grace)
+	case <-ctx.Done():
+		res.Cancelled = true
+		p.Stop(opts.Grace)
+	}
+	return res
+}
+
+func exitStatus(state *os.ProcessState) (int, string) {
+	if state == nil {
+		return -1, ""
+	}
+	if ws, ok := state.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		return 128 + int(ws.Signal()), signalName(ws.Signal())
+	}
+	return state.ExitCode(), ""
+}
+
+func signalName(s syscall.Signal) string {
+	switch s {
+	case syscall.SIGKILL:
+		return "SIGKILL"
+	case syscall.SIGTERM:
+		return "SIGTERM"
+	case syscall.SIGINT:
+		return "SIGINT"
+	case syscall.SIGPIPE:
+		return "SIGPIPE"
+	}
+	return s.String()
+}
+
+// streams are the two output pipes and their readers.
+type streams struct {
+	out, err   *Capture
+	readers    []*os.File
+	childEnds  []*os.File
+	wg         sync.WaitGroup
+	readerDone chan struct{}
+}
+
+func openStreams(cmd *exec.Cmd, opts RunOptions) (*streams, error) {
+	s := &streams{out: NewCapture(opts.MaxOutput), err: NewCapture(opts.MaxOutput), readerDone: make(chan struct{})}
+	for _, name := range []string{"stdout", "stderr"} {
+		r, w, err := os.Pipe()
+		if err != nil {
+			s.closeChildEnds()
+			s.abort()
+			return nil, err
+		}
+		s.readers, s.childEnds = append(s.readers, r), append(s.childEnds, w)
+		c := s.out
+		if name == "stderr" {
+			c = s.err
+		}
+		s.wg.Add(1)
+		go s.read(r, c, name, opts.OnOutput)
+	}
+	cmd.Stdout, cmd.Stderr = s.childEnds[0], s.childEnds[1]
+	go func() { s.wg.Wait(); close(s.readerDone) }()
+	return s, nil
+}
+
+func (s *streams) read(r io.Reader, c *Capture, name string, on func(string, []byte)) {
+	defer s.wg.Done()
+	buf := make([]byte, readChunk)
+	for {
+		n, err := r.Read(buf)
+		if n > 0 {
+			c.Write(buf[:n])
+			if on != nil {
+				on(name, buf[:n])
+			}
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+// closeChildEnds closes the parent's copies of the write ends, so the
+// readers see EOF once every process holding them is gone.
+func (s *streams) closeChildEnds() {
+	for _, w := range s.childEnds {
+		w.Close()
+	}
+}
+
+// finish waits for the readers to reach EOF, at most drainWait, then
+// closes the read ends, which ends any read still blocked.
+func (s *streams) finish() {
+	t := time.NewTimer(drainWait)
+	defer t.Stop()
+	select {
+	case <-s.readerDone:
+	case <-t.C:
+	}
+	s.abort()
+	<-s.readerDone
+}
+
+func (s *streams) abort() {
+	for _, r := range s.readers {
+		r.Close()
+	}
+}
+
+// ErrNoCommand is returned by Sandbox.Command for an empty argv.
+var ErrNoCommand = errors.New("no command to run")

@@ -1,0 +1,12 @@
+//go:build linux
+
+package sandbox
+
+import "golang.org/x/sys/unix"
+
+// auditArch is the seccomp_data.arch of native syscalls; x32SyscallBit marks
+// x32 syscalls, which share the native arch value and are refused.
+const (
+	auditArch     = unix.AUDIT_ARCH_X86_64
+	x32SyscallBit = 0x40000000
+)

@@ -1,0 +1,142 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"steerable.dev/sidecar/internal/sandbox"
+	"steerable.dev/sidecar/protocol"
+)
+
+// bashDefaultTimeoutMs is the timeout of a call without timeout_ms (SPEC
+// §4.2); the ceiling is Deps.BashMaxTimeoutMs.
+const bashDefaultTimeoutMs = 120000
+
+type bashArgs struct {
+	Command   string `json:"command"`
+	TimeoutMs *int64 `json:"timeout_ms"`
+	Cwd       string `json:"cwd"`
+}
+
+const bashSchema = `{"type":"object","properties":{
+"command":{"type":"string","description":"The shell command to run with bash -c. stdin is /dev/null; background jobs are killed when the call ends."},
+"timeout_ms":{"type":"integer","minimum":1,"description":"Kill the command after this many milliseconds (default 120000)."},
+"cwd":{"type":"string","description":"Working directory, inside the workspace (default: the workspace root)."}},
+"required":["command"],"additionalProperties":false}`
+
+// newBash is the bash tool (SPEC §4.2): one shell command in the session's
+// sandbox, its own process group, bounded output streamed live.
+func newBash(d Deps) Tool {
+	shell := "sh"
+	if p, err := exec.LookPath("bash"); err == nil {
+		shell = p
+	}
+	desc := protocol.ToolDescriptor{
+		Name: "bash", Mode: protocol.ModeLocal, Parameters: json.RawMessage(bashSchema),
+		Description: "Run a shell command in the workspace under the OS sandbox: writes only in the workspace and $TMPDIR, " +
+			"no network unless enabled. Returns exitCode, stdout, stderr (head and tail kept when long), timedOut and truncated.",
+	}
+	return New(desc, func(ctx context.Context, call Call, a bashArgs) protocol.ToolResult {
+		return runBash(ctx, d, shell, call, a)
+	})
+}
+
+func runBash(ctx context.Context, d Deps, shell string, call Call, a bashArgs) protocol.ToolResult {
+	sb := d.Sandbox
+	if sb.Unavailable() {
+		res := Terminal("sandbox_unavailable")
+		res.Message = "no sandbox backend works on this machine and STEERABLE_SANDBOX_REQUIRE=1 forbids running commands unconfined (" + sb.Summary() + ")"
+		res.Data = map[string]any{"_sandbox": sb.Info().Map()}
+		return res
+	}
+	timeout, refused := bashTimeout(a.TimeoutMs, d.BashMaxTimeoutMs)
+	if refused != nil {
+		return *refused
+	}
+	if strings.TrimSpace(a.Command) == "" {
+		return Followup("command is empty; pass the shell command to run")
+	}
+	dir, err := bashDir(d.Workspace, a.Cwd, d.WorkspaceConfine)
+	if err != nil {
+		return Followup("%v", err)
+	}
+	cmd, err := sb.Command([]string{shell, "-c", a.Command}, dir, sb.Env(sandbox.EnvScrubbed))
+	if errors.Is(err, sandbox.ErrUnavailable) {
+		return Terminal("sandbox_unavailable")
+	}
+	if err != nil {
+		return protocol.ToolResult{Success: false, Error: fmt.Sprintf("cannot prepare the command: %v", err)}
+	}
+	live := startProgress(d.Host, call.ID)
+	res, err := sandbox.Run(ctx, cmd, sandbox.RunOptions{Timeout: timeout, MaxOutput: d.BashMaxOutputBytes, OnOutput: live.Write})
+	live.Close()
+	if err != nil {
+		return protocol.ToolResult{Success: false, Error: fmt.Sprintf("cannot start the command: %v", err)}
+	}
+	return bashResult(res, timeout, d.BashMaxTimeoutMs, sb.Info())
+}
+
+// bashTimeout applies the default and the ceiling.
+func bashTimeout(ms *int64, ceiling int) (time.Duration, *protocol.ToolResult) {
+	if ms == nil {
+		return time.Duration(min(bashDefaultTimeoutMs, ceiling)) * time.Millisecond, nil
+	}
+	if *ms > int64(ceiling) {
+		r := Followup("timeout_ms %d is above the ceiling of %d ms (STEERABLE_BASH_MAX_TIMEOUT_MS); pass at most %d", *ms, ceiling, ceiling)
+		return 0, &r
+	}
+	return time.Duration(*ms) * time.Millisecond, nil
+}
+
+// bashDir resolves cwd against the workspace; with confinement on it must
+// stay inside after symlinks are resolved.
+func bashDir(workspace, cwd string, confine bool) (string, error) {
+	if cwd == "" {
+		return workspace, nil
+	}
+	p := cwd
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(workspace, p)
+	}
+	real, err := filepath.EvalSymlinks(p)
+	if err != nil {
+		return "", fmt.Errorf("cwd %q does not exist; pass an existing directory inside the workspace %s", cwd, workspace)
+	}
+	if fi, err := os.Stat(real); err != nil || !fi.IsDir() {
+		return "", fmt.Errorf("cwd %q is not a directory; pass a directory inside the workspace %s", cwd, workspace)
+	}
+	if rel, err := filepath.Rel(workspace, real); confine && (err != nil || rel == ".." || strings.HasPrefix(rel, "../")) {
+		return "", fmt.Errorf("cwd %q escapes the workspace %s; pass a directory inside it", cwd, workspace)
+	}
+	return real, nil
+}
+
+func bashResult(res sandbox.Result, timeout time.Duration, ceiling int, info sandbox.Info) protocol.ToolResult {
+	data := map[string]any{
+		"exitCode": res.ExitCode, "stdout": res.Stdout, "stderr": res.Stderr,
+		"timedOut": res.TimedOut, "truncated": res.Truncated, "_sandbox": info.Map(),
+	}
+	var r protocol.ToolResult
+	switch {
+	case res.TimedOut:
+		r = Followup("command timed out after %d ms; its process group was killed and the output captured so far is in data; "+
+			"make it finish sooner or pass a larger timeout_ms (at most %d)", timeout.Milliseconds(), ceiling)
+	case res.Cancelled:
+		r = Followup("command cancelled; its process group was killed")
+	case res.Signal != "":
+		r = Followup("command was killed by %s (exit code %d); its output is in data.stdout and data.stderr", res.Signal, res.ExitCode)
+	case res.ExitCode != 0:
+		r = Followup("command exited with code %d; its output is in data.stdout and data.stderr", res.ExitCode)
+	default:
+		r = OK("exit code 0", nil)
+	}
+	r.Data = data
+	return r
+}
