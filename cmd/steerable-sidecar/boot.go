@@ -139,7 +139,7 @@ func workspace(flagCwd, envWorkspace string) (string, error) {
 // reverse channel: the rpc Peer when serving, tools.NoHost for the CLI.
 func (a *app) buildTools(host tools.Host) error {
 	a.registry = tools.NewRegistry()
-	deps := tools.Deps{Workspace: a.cfg.Workspace, Host: host, Log: a.log}
+	deps := tools.Deps{Workspace: a.cfg.Workspace, Host: host, Log: a.log, Registry: a.registry}
 	builtins := tools.Builtins(deps)
 	if extraTools != nil {
 		builtins = append(builtins, extraTools(deps)...)

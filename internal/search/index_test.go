@@ -49,8 +49,8 @@ func TestSearchRanksAndFloors(t *testing.T) {
 		limit int
 		want  []string
 	}{
-		{"issue", 8, []string{"close_issue", "create_issue"}},     // "issue" only; list_issues has "issues"
-		{"create", 8, []string{"create_event", "create_issue"}},   // equal stats tie by name
+		{"issue", 8, []string{"close_issue", "create_issue"}},   // "issue" only; list_issues has "issues"
+		{"create", 8, []string{"create_event", "create_issue"}}, // equal stats tie by name
 		{"issue issue ISSUE", 8, []string{"close_issue", "create_issue"}},
 		{"email smtp", 8, []string{"send_email"}},
 		{"kubernetes", 8, []string{}}, // off-vocabulary: empty, not irrelevant tools

@@ -10,6 +10,9 @@ type Deps struct {
 	Workspace string // absolute, symlinks resolved
 	Host      Host
 	Log       zerolog.Logger
+	// Registry is the registry the built-ins join; tool_search searches
+	// its deferred tier (nil leaves tool_search out).
+	Registry *Registry
 }
 
 // Builtins is the explicit list of built-in tools, registered with source
@@ -17,5 +20,8 @@ type Deps struct {
 // that builds its list from tool.list never advertises a broken tool.
 func Builtins(d Deps) []Tool {
 	var out []Tool
+	if d.Registry != nil {
+		out = append(out, NewToolSearch(d.Registry))
+	}
 	return out
 }
