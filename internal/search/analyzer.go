@@ -9,7 +9,6 @@ import (
 	"github.com/blevesearch/bleve/v2/analysis"
 	"github.com/blevesearch/bleve/v2/analysis/analyzer/custom"
 	"github.com/blevesearch/bleve/v2/analysis/token/lowercase"
-	"github.com/blevesearch/bleve/v2/analysis/tokenizer/character"
 	"github.com/blevesearch/bleve/v2/registry"
 	"golang.org/x/text/unicode/norm"
 )
@@ -30,7 +29,7 @@ func init() {
 		return nfkcFilter{}, nil
 	}))
 	must(registry.RegisterTokenizer(tokenizerName, func(map[string]any, *registry.Cache) (analysis.Tokenizer, error) {
-		return character.NewCharacterTokenizer(isTokenRune), nil
+		return runTokenizer{}, nil
 	}))
 	must(registry.RegisterTokenFilter(identifier, func(map[string]any, *registry.Cache) (analysis.TokenFilter, error) {
 		return identifierFilter{}, nil
@@ -78,27 +77,60 @@ func (an *Analyzer) Terms(text string) []string {
 	return out
 }
 
-// isTokenRune is the tokenizer's class: letters, marks and decimal digits.
+// isTokenRune is the token class: letters, marks and decimal digits.
 func isTokenRune(r rune) bool {
-	return unicode.IsLetter(r) || unicode.IsMark(r) || unicode.IsDigit(r)
+	if r < utf8.RuneSelf {
+		return 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9'
+	}
+	return r != utf8.RuneError && (unicode.IsLetter(r) || unicode.IsMark(r) || unicode.IsDigit(r))
 }
 
-// nfkcFilter normalises to NFKC and turns every character outside the token
-// class into a space. The space also replaces invalid UTF-8 and U+FFFD,
-// where bleve's character tokenizer would otherwise stop reading.
+// nfkcFilter normalises to NFKC and blanks every character outside the
+// token class (invalid UTF-8 and U+FFFD included) with as many spaces as it
+// had bytes. It copies only when it changes something.
 type nfkcFilter struct{}
 
 func (nfkcFilter) Filter(input []byte) []byte {
-	in := norm.NFKC.Bytes(input)
-	out := in[:0:0]
-	for len(in) > 0 {
-		r, size := utf8.DecodeRune(in)
-		if r == utf8.RuneError || !isTokenRune(r) {
-			out = append(out, ' ')
-		} else {
-			out = append(out, in[:size]...)
+	out := norm.NFKC.Bytes(input) // returns input itself when already NFKC
+	copied := len(out) == 0 || len(input) == 0 || &out[0] != &input[0]
+	for i := 0; i < len(out); {
+		r, size := utf8.DecodeRune(out[i:])
+		if !isTokenRune(r) && r != ' ' {
+			if !copied {
+				out, copied = bytes.Clone(out), true
+			}
+			for j := range size {
+				out[i+j] = ' '
+			}
 		}
-		in = in[size:]
+		i += size
+	}
+	return out
+}
+
+// runTokenizer emits the runs of token-class characters. (bleve's
+// character tokenizer does the same but allocates room for 1,024 tokens
+// per call, which dominated indexing time.)
+type runTokenizer struct{}
+
+func (runTokenizer) Tokenize(input []byte) analysis.TokenStream {
+	out := make(analysis.TokenStream, 0, len(input)/6+1)
+	start := -1
+	for i := 0; i <= len(input); {
+		r, size := utf8.RuneError, 1
+		if i < len(input) {
+			r, size = utf8.DecodeRune(input[i:])
+		}
+		switch {
+		case isTokenRune(r):
+			if start < 0 {
+				start = i
+			}
+		case start >= 0:
+			out = append(out, &analysis.Token{Term: input[start:i], Start: start, End: i, Position: len(out) + 1, Type: analysis.AlphaNumeric})
+			start = -1
+		}
+		i += size
 	}
 	return out
 }
@@ -119,5 +151,6 @@ func (sigmaFold) Filter(input analysis.TokenStream) analysis.TokenStream {
 
 var (
 	_ analysis.CharFilter  = nfkcFilter{}
+	_ analysis.Tokenizer   = runTokenizer{}
 	_ analysis.TokenFilter = sigmaFold{}
 )

@@ -14,7 +14,8 @@
 //     identifiers), and every character that is not a letter, mark or
 //     decimal digit becomes a space;
 //  2. tokenizer "steerable_runs": runs of letters (L), marks (M) and decimal
-//     digits (Nd) — bleve's character tokenizer over Go's Unicode tables;
+//     digits (Nd) over Go's Unicode tables (bleve's character tokenizer,
+//     minus its allocation of room for 1,024 tokens per call);
 //  3. token filter "steerable_identifier": each Han, Hiragana or Katakana
 //     character becomes its own token, and the rest is split at camelCase
 //     boundaries while digits stay with their run (v2, base64, HTTP2);

@@ -2,6 +2,7 @@ package search
 
 import (
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/blevesearch/bleve/v2/analysis"
 )
@@ -22,6 +23,11 @@ type identifierFilter struct{}
 func (identifierFilter) Filter(input analysis.TokenStream) analysis.TokenStream {
 	out := make(analysis.TokenStream, 0, len(input))
 	for _, t := range input {
+		if plainLower(t.Term) {
+			t.Position = len(out) + 1
+			out = append(out, t)
+			continue
+		}
 		runes := []rune(string(t.Term))
 		for _, piece := range splitIdentifier(runes) {
 			out = append(out, &analysis.Token{
@@ -55,6 +61,17 @@ func splitIdentifier(run []rune) [][]rune {
 	}
 	flush(len(run))
 	return out
+}
+
+// plainLower reports whether term is ASCII without uppercase letters: the
+// common case, which has nothing to split.
+func plainLower(term []byte) bool {
+	for _, c := range term {
+		if c >= utf8.RuneSelf || 'A' <= c && c <= 'Z' {
+			return false
+		}
+	}
+	return true
 }
 
 func isCJK(r rune) bool {
