@@ -11,7 +11,10 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"os/exec"
 	"slices"
+	"strconv"
+	"strings"
 	"time"
 
 	"steerable.dev/sidecar/internal/search"
@@ -209,5 +212,32 @@ func bootTimes(bin string) error {
 	p, l := pct(plain, 0.5), pct(loaded, 0.5)
 	row("boot", "ready marker, 1000 host tools after boot", l, p, "ref: plain boot; "+spread(loaded))
 	row("boot", "ready + host_tools.register of 1000", l+pct(regs, 0.5), p, spread(regs)+" for the register")
+	initTime, err := bleveInit(bin)
+	if err != nil {
+		return err
+	}
+	row("boot", "bleve package init (inittrace)", initTime, 0, "all tool_search adds to boot: the index is built on first search")
 	return nil
+}
+
+// bleveInit sums the package-init time of bleve and its dependencies, the
+// only boot-path cost tool_search adds (GODEBUG=inittrace=1).
+func bleveInit(bin string) (time.Duration, error) {
+	cmd := exec.Command(bin, "version")
+	cmd.Env = append(os.Environ(), "GODEBUG=inittrace=1")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		return 0, err
+	}
+	var total time.Duration
+	for _, line := range strings.Split(string(out), "\n") {
+		f := strings.Fields(line)
+		// init PKG @T ms, D ms clock, …
+		if len(f) > 5 && f[0] == "init" && strings.Contains(f[1], "blevesearch") {
+			if ms, err := strconv.ParseFloat(f[4], 64); err == nil {
+				total += time.Duration(ms * float64(time.Millisecond))
+			}
+		}
+	}
+	return total, nil
 }
