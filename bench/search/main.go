@@ -45,7 +45,7 @@ func main() {
 func row(n any, measure string, ours, ref time.Duration, target string) {
 	r, ratio := "-", "-"
 	if ref > 0 {
-		r, ratio = fmtDur(ref), fmt.Sprintf("%.2fx", float64(ours)/float64(ref))
+		r, ratio = fmtDur(ref), fmt.Sprintf("%.2gx", float64(ours)/float64(ref))
 	}
 	fmt.Printf("%-6v %-40s %14s %14s %7s  %s\n", n, measure, fmtDur(ours), r, ratio, target)
 }

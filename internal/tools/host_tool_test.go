@@ -178,3 +178,21 @@ func TestHostToolArgumentsValidated(t *testing.T) {
 		t.Errorf("result %+v after %d reverse calls", res, len(host.calls))
 	}
 }
+
+// FuzzHostResult: whatever a host replies, the result is either its
+// ToolResult (with a boolean success) or a follow-up error; never a panic.
+func FuzzHostResult(f *testing.F) {
+	for _, s := range []string{`{"success":true}`, `{"success":false,"error":"x","data":{"a":[1]}}`, `"garbage"`, `null`, `[]`, `{"success":1}`, `{`, `{"success":true,"data":"str"}`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, raw string) {
+		res := hostResult("t", json.RawMessage(raw))
+		var probe struct {
+			Success *bool `json:"success"`
+		}
+		valid := json.Unmarshal([]byte(raw), &probe) == nil && probe.Success != nil
+		if !valid && (res.Success || !res.NeedsFollowup || !strings.Contains(res.Error, "malformed")) {
+			t.Errorf("reply %q gave %+v, want a malformed-result follow-up", raw, res)
+		}
+	})
+}
