@@ -163,7 +163,7 @@ func workspace(flagCwd, envWorkspace string) (string, error) {
 // reverse channel: the rpc Peer when serving, tools.NoHost for the CLI.
 func (a *app) buildTools(host tools.Host) error {
 	a.registry = tools.NewRegistry()
-	deps := tools.Deps{Workspace: a.cfg.Workspace, Host: host, Log: a.log,
+	deps := tools.Deps{Workspace: a.cfg.Workspace, Host: host, Log: a.log, Registry: a.registry,
 		WorkspaceConfine: a.cfg.WorkspaceConfine, Sandbox: a.sandbox,
 		BashMaxTimeoutMs: a.cfg.BashMaxTimeoutMs, BashMaxOutputBytes: a.cfg.BashMaxOutputBytes}
 	builtins := tools.Builtins(deps)

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"steerable.dev/sidecar/internal/rpc"
+	"steerable.dev/sidecar/internal/tools"
 )
 
 // serveCmd runs the daemon until shutdown, EOF or a signal.
@@ -44,7 +45,10 @@ func serveCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		MaxFrameBytes: a.cfg.MaxFrameBytes, MaxInflight: a.cfg.MaxInflight,
 		ShutdownGrace: time.Duration(a.cfg.ShutdownGraceMs) * time.Millisecond,
 		QuietReady:    *quiet, ReadyOut: a.logOut, Log: a.log,
-	}, rpc.Services{Registry: a.registry, Dispatcher: a.dispatcher, Checks: a.healthChecks}, host)
+	}, rpc.Services{
+		Registry: a.registry, Dispatcher: a.dispatcher, Checks: a.healthChecks,
+		HostTools: tools.NewHostTools(a.registry, host),
+	}, host)
 	if err != nil {
 		fmt.Fprintf(stderr, "steerable-sidecar: %v\n", err)
 		return exitUsage

@@ -49,6 +49,7 @@ type hostOpts struct {
 	opts      Options
 	tools     func(host tools.Host) []tools.Tool
 	approver  bool
+	search    bool // register tool_search over the registry
 	onReverse func(f frame) (any, *protocol.WireError)
 }
 
@@ -59,6 +60,11 @@ func startHost(t *testing.T, ho hostOpts) *testHost {
 	reg := tools.NewRegistry()
 	if ho.tools != nil {
 		if err := reg.Register(protocol.SourceBuiltin, ho.tools(peer)...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if ho.search {
+		if err := reg.Register(protocol.SourceBuiltin, tools.NewToolSearch(reg)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -77,7 +83,7 @@ func startHost(t *testing.T, ho hostOpts) *testHost {
 		o.ShutdownGrace = 5 * time.Second
 	}
 	o.Version, o.Log = "test", log
-	srv, err := NewServer(o, Services{Registry: reg, Dispatcher: tools.NewDispatcher(reg, approver, log)}, peer)
+	srv, err := NewServer(o, Services{Registry: reg, Dispatcher: tools.NewDispatcher(reg, approver, log), HostTools: tools.NewHostTools(reg, peer)}, peer)
 	if err != nil {
 		t.Fatal(err)
 	}

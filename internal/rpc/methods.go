@@ -26,6 +26,7 @@ func methodTable() map[string]method {
 		"system.shutdown_now": {handle: shutdown, system: true, afterReply: func(s *Server) { s.ShutdownNow(ReasonShutdownNow) }},
 		"tool.list":           {params: "tool.list.params.json", handle: typed(toolList)},
 		"tool.invoke":         {params: "tool.invoke.params.json", handle: typed(toolInvoke)},
+		"host_tools.register": {params: "host_tools.register.params.json", handle: typed(hostToolsRegister)},
 		"plugin.list":         {handle: pluginList},
 		"plugin.enable":       {params: "plugin.params.json", handle: typed(pluginLifecycle)},
 		"plugin.disable":      {params: "plugin.params.json", handle: typed(pluginLifecycle)},

@@ -35,6 +35,8 @@ type Options struct {
 type Services struct {
 	Registry   *tools.Registry
 	Dispatcher *tools.Dispatcher
+	// HostTools takes host_tools.register (nil: the method is refused).
+	HostTools *tools.HostTools
 	// Checks reports the subsystems' conditions for Health.checks.
 	Checks func() map[string]protocol.Check
 }

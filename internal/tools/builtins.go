@@ -19,6 +19,9 @@ type Deps struct {
 	Sandbox            *sandbox.Sandbox
 	BashMaxTimeoutMs   int
 	BashMaxOutputBytes int
+	// Registry is the registry the built-ins join; tool_search searches
+	// its deferred tier (nil leaves tool_search out).
+	Registry *Registry
 }
 
 // Builtins is the explicit list of built-in tools, registered with source
@@ -28,6 +31,9 @@ func Builtins(d Deps) []Tool {
 	var out []Tool
 	if d.Sandbox != nil {
 		out = append(out, newBash(d))
+	}
+	if d.Registry != nil {
+		out = append(out, NewToolSearch(d.Registry))
 	}
 	return out
 }

@@ -26,9 +26,12 @@ func (r *Registry) List(p protocol.ToolListParams) ([]protocol.ToolDescriptor, e
 	case protocol.StrategyMinimal:
 		keep = func(d protocol.ToolDescriptor) bool { return minimalTools[d.Name] }
 	case protocol.StrategyProgressive:
-		return nil, protocol.Errorf(protocol.CodePolicyDenied,
-			"strategy %q needs the tool_search tool, which this build does not provide yet; use %q or %q",
-			protocol.StrategyProgressive, protocol.StrategyFull, protocol.StrategyMinimal)
+		if err := r.searchWired(); err != nil {
+			return nil, err
+		}
+		keep = func(d protocol.ToolDescriptor) bool {
+			return d.Exposure == protocol.ExposureDirect || d.Name == toolSearchName
+		}
 	default:
 		return nil, protocol.Errorf(protocol.CodeInvalidParams, "unknown strategy %q: use full, minimal or progressive", p.Strategy)
 	}
@@ -45,4 +48,23 @@ func (r *Registry) List(p protocol.ToolListParams) ([]protocol.ToolDescriptor, e
 		}
 	}
 	return out, nil
+}
+
+// searchWired checks that the progressive strategy can keep its promise:
+// the tool_search it offers is registered here and searches this registry's
+// deferred tier. Otherwise the model would be offered a tool that cannot
+// find (or cannot run) what it looks for.
+func (r *Registry) searchWired() error {
+	e, ok := r.Lookup(toolSearchName)
+	if !ok {
+		return protocol.Errorf(protocol.CodePolicyDenied,
+			"strategy %q offers %s, which is not registered in this sidecar; use %q or %q",
+			protocol.StrategyProgressive, toolSearchName, protocol.StrategyFull, protocol.StrategyMinimal)
+	}
+	if ts, ok := e.Tool.(*ToolSearch); !ok || !ts.Searches(r) {
+		return protocol.Errorf(protocol.CodePolicyDenied,
+			"strategy %q needs %s wired to this sidecar's registry, but the registered one (source %s) is not; use %q or %q",
+			protocol.StrategyProgressive, toolSearchName, e.Desc.Source, protocol.StrategyFull, protocol.StrategyMinimal)
+	}
+	return nil
 }

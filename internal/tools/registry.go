@@ -93,13 +93,13 @@ func (r *Registry) Swap(source string, remove []string, add []Tool) error {
 	seen := map[string]bool{}
 	for _, e := range entries {
 		name := e.Desc.Name
-		if old, ok := r.entries[name]; (ok && !gone[name]) || seen[name] {
-			owner := source
-			if ok {
-				owner = old.Desc.Source
-			}
+		if seen[name] {
 			r.mu.Unlock()
-			return fmt.Errorf("tool %q is already registered by %s; %s cannot register it", name, owner, source)
+			return fmt.Errorf("tool %q is listed twice in what %s registers; give each tool a unique name", name, source)
+		}
+		if old, ok := r.entries[name]; ok && !gone[name] {
+			r.mu.Unlock()
+			return fmt.Errorf("tool %q is already registered by %s; %s cannot register it", name, old.Desc.Source, source)
 		}
 		seen[name] = true
 	}

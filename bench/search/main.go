@@ -1,0 +1,243 @@
+// Command search measures tool_search for `make bench` (section
+// 60-search): index build, incremental add/remove, search latency in
+// process and as tool.invoke round trips through the binary, and the
+// ready-marker time with host tools registered right after boot. The
+// reference is the independent plain-Go BM25 (internal/search/refbm25): a
+// brute-force scan over pre-tokenised documents, the floor for latency.
+// Figures are printed, never asserted; a missed target prints MISS.
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"steerable.dev/sidecar/internal/search"
+	"steerable.dev/sidecar/internal/search/refbm25"
+)
+
+func main() {
+	bin := flag.String("bin", os.Getenv("BIN"), "the steerable-sidecar binary")
+	flag.Parse()
+	fmt.Println("tool_search — BM25 over the deferred tier (reference: independent plain-Go BM25, brute force, in process)")
+	fmt.Printf("%-6s %-40s %14s %14s %7s  %s\n", "tools", "measure", "ours", "reference", "ratio", "target")
+	for _, n := range []int{1000, 10000} {
+		docs := inventory(n, uint64(n))
+		inProcess(n, docs)
+		if *bin != "" {
+			if err := throughBinary(*bin, n, docs); err != nil {
+				fmt.Printf("%-6d binary run failed: %v\n", n, err)
+			}
+		}
+	}
+	if *bin != "" {
+		if err := bootTimes(*bin); err != nil {
+			fmt.Printf("boot run failed: %v\n", err)
+		}
+	}
+}
+
+func row(n any, measure string, ours, ref time.Duration, target string) {
+	r, ratio := "-", "-"
+	if ref > 0 {
+		r, ratio = fmtDur(ref), fmt.Sprintf("%.2gx", float64(ours)/float64(ref))
+	}
+	fmt.Printf("%-6v %-40s %14s %14s %7s  %s\n", n, measure, fmtDur(ours), r, ratio, target)
+}
+
+func fmtDur(d time.Duration) string {
+	switch {
+	case d >= time.Second:
+		return fmt.Sprintf("%.2f s", d.Seconds())
+	case d >= time.Millisecond:
+		return fmt.Sprintf("%.2f ms", float64(d)/1e6)
+	}
+	return fmt.Sprintf("%.1f µs", float64(d)/1e3)
+}
+
+// verdict prints OK or MISS against a ceiling.
+func verdict(got, ceiling time.Duration) string {
+	if got <= ceiling {
+		return "≤ " + fmtDur(ceiling) + " OK"
+	}
+	return "≤ " + fmtDur(ceiling) + " MISS"
+}
+
+// pct returns the p-th percentile of samples (sorted in place).
+func pct(samples []time.Duration, p float64) time.Duration {
+	slices.Sort(samples)
+	return samples[min(len(samples)-1, int(p*float64(len(samples))))]
+}
+
+func timeIt(fn func()) time.Duration {
+	start := time.Now()
+	fn()
+	return time.Since(start)
+}
+
+// spread is "median [min–max]" of repeated runs.
+func spread(samples []time.Duration) string {
+	slices.Sort(samples)
+	return fmt.Sprintf("median of %d [%s – %s]", len(samples), fmtDur(samples[0]), fmtDur(samples[len(samples)-1]))
+}
+
+func inProcess(n int, docs []search.Doc) {
+	an, err := search.NewAnalyzer()
+	if err != nil {
+		panic(err)
+	}
+	refDocs := make([]refbm25.Doc, len(docs))
+	for i, d := range docs {
+		refDocs[i] = refbm25.Doc{Name: d.Name, Description: d.Description}
+	}
+	var builds, refBuilds []time.Duration
+	var ix *search.Index
+	var corpus *refbm25.Corpus
+	for range 5 {
+		builds = append(builds, timeIt(func() { ix = search.NewIndex(an); ix.Apply(docs, nil) }))
+		refBuilds = append(refBuilds, timeIt(func() { corpus = refbm25.New(refDocs) }))
+	}
+	build, refBuild := pct(builds, 0.5), pct(refBuilds, 0.5)
+	target := spread(builds)
+	if n == 1000 {
+		target = verdict(build, 200*time.Millisecond) + "  " + target
+	}
+	row(n, "index build (in process)", build, refBuild, target)
+
+	extra := inventory(500, 99)
+	var adds, removes []time.Duration
+	for i, d := range extra {
+		d.Name = fmt.Sprintf("extra_%d_%s", i, d.Name)
+		adds = append(adds, timeIt(func() { ix.Apply([]search.Doc{d}, nil) }))
+		removes = append(removes, timeIt(func() { ix.Apply(nil, []string{d.Name}) }))
+	}
+	row(n, "add one tool p50 (ref: rebuild)", pct(adds, 0.5), refBuild, "p99 "+fmtDur(pct(adds, 0.99)))
+	row(n, "remove one tool p50 (ref: rebuild)", pct(removes, 0.5), refBuild, "p99 "+fmtDur(pct(removes, 0.99)))
+
+	qs := queries(300, uint64(n))
+	var ours, ref []time.Duration
+	for _, q := range qs {
+		ours = append(ours, timeIt(func() { ix.Search(q, search.DefaultLimit) }))
+		ref = append(ref, timeIt(func() { corpus.Rank(q, search.DefaultLimit) }))
+	}
+	row(n, "search p50 (in process)", pct(ours, 0.5), pct(ref, 0.5), "")
+	row(n, "search p99 (in process)", pct(ours, 0.99), pct(ref, 0.99), "")
+}
+
+func throughBinary(bin string, n int, docs []search.Doc) error {
+	s, err := spawn(bin)
+	if err != nil {
+		return err
+	}
+	defer s.close()
+	descs := make([]map[string]any, len(docs))
+	for i, d := range docs {
+		descs[i] = map[string]any{"name": d.Name, "description": d.Description, "parameters": map[string]any{"type": "object"}, "exposure": "deferred"}
+	}
+	var regErr error
+	reg := timeIt(func() { _, regErr = s.call("host_tools.register", map[string]any{"tools": descs}) })
+	if regErr != nil {
+		return regErr
+	}
+	row(n, "host_tools.register (index not built)", reg, 0, "")
+	qs := queries(300, uint64(n)+1)
+	var firstErr error
+	first := timeIt(func() { firstErr = s.search(qs[0]) })
+	if firstErr != nil {
+		return firstErr
+	}
+	row(n, "first tool_search (builds the index)", first, 0, "")
+	var rts []time.Duration
+	for _, q := range qs {
+		var err error
+		rts = append(rts, timeIt(func() { err = s.search(q) }))
+		if err != nil {
+			return err
+		}
+	}
+	refDocs := make([]refbm25.Doc, len(docs))
+	for i, d := range docs {
+		refDocs[i] = refbm25.Doc{Name: d.Name, Description: d.Description}
+	}
+	corpus := refbm25.New(refDocs)
+	var ref []time.Duration
+	for _, q := range qs {
+		ref = append(ref, timeIt(func() { corpus.Rank(q, search.DefaultLimit) }))
+	}
+	p50 := pct(rts, 0.5)
+	target := ""
+	if n == 1000 {
+		target = verdict(p50, time.Millisecond)
+	}
+	row(n, "tool_search p50 (tool.invoke round trip)", p50, pct(ref, 0.5), target)
+	row(n, "tool_search p99 (tool.invoke round trip)", pct(rts, 0.99), pct(ref, 0.99), "")
+	reg = timeIt(func() { _, regErr = s.call("host_tools.register", map[string]any{"tools": descs}) })
+	row(n, "re-register all (index live, synchronous)", reg, 0, "")
+	return regErr
+}
+
+// bootTimes compares the ready marker of a plain boot with boots followed
+// at once by 1,000 host tools: the index is not built at boot, so the
+// marker does not move.
+func bootTimes(bin string) error {
+	descs := make([]map[string]any, 0, 1000)
+	for _, d := range inventory(1000, 5) {
+		descs = append(descs, map[string]any{"name": d.Name, "description": d.Description, "parameters": map[string]any{"type": "object"}, "exposure": "deferred"})
+	}
+	var plain, loaded, regs []time.Duration
+	for range 9 {
+		s, err := spawn(bin)
+		if err != nil {
+			return err
+		}
+		plain = append(plain, s.readyIn)
+		s.close()
+		s, err = spawn(bin)
+		if err != nil {
+			return err
+		}
+		loaded = append(loaded, s.readyIn)
+		var regErr error
+		regs = append(regs, timeIt(func() { _, regErr = s.call("host_tools.register", map[string]any{"tools": descs}) }))
+		s.close()
+		if regErr != nil {
+			return regErr
+		}
+	}
+	p, l := pct(plain, 0.5), pct(loaded, 0.5)
+	row("boot", "ready marker, 1000 host tools after boot", l, p, "ref: plain boot; "+spread(loaded))
+	row("boot", "ready + host_tools.register of 1000", l+pct(regs, 0.5), p, spread(regs)+" for the register")
+	initTime, err := bleveInit(bin)
+	if err != nil {
+		return err
+	}
+	row("boot", "bleve package init (inittrace)", initTime, 0, "all tool_search adds to boot: the index is built on first search")
+	return nil
+}
+
+// bleveInit sums the package-init time of bleve and its dependencies, the
+// only boot-path cost tool_search adds (GODEBUG=inittrace=1).
+func bleveInit(bin string) (time.Duration, error) {
+	cmd := exec.Command(bin, "version")
+	cmd.Env = append(os.Environ(), "GODEBUG=inittrace=1")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		return 0, err
+	}
+	var total time.Duration
+	for _, line := range strings.Split(string(out), "\n") {
+		f := strings.Fields(line)
+		// init PKG @T ms, D ms clock, …
+		if len(f) > 5 && f[0] == "init" && strings.Contains(f[1], "blevesearch") {
+			if ms, err := strconv.ParseFloat(f[4], 64); err == nil {
+				total += time.Duration(ms * float64(time.Millisecond))
+			}
+		}
+	}
+	return total, nil
+}

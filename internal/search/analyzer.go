@@ -1,0 +1,156 @@
+package search
+
+import (
+	"bytes"
+	"fmt"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/blevesearch/bleve/v2/analysis"
+	"github.com/blevesearch/bleve/v2/analysis/analyzer/custom"
+	"github.com/blevesearch/bleve/v2/analysis/token/lowercase"
+	"github.com/blevesearch/bleve/v2/registry"
+	"golang.org/x/text/unicode/norm"
+)
+
+// Names of the analysis components in bleve's registry.
+const (
+	AnalyzerName  = "steerable_tool_search"
+	charFilter    = "steerable_nfkc"
+	tokenizerName = "steerable_runs"
+	identifier    = "steerable_identifier"
+	sigmaFilter   = "steerable_sigma"
+)
+
+// bleve's registry is filled by its packages' init functions; ours join it
+// the same way, so a bleve index mapping can name the analyzer too.
+func init() {
+	must(registry.RegisterCharFilter(charFilter, func(map[string]any, *registry.Cache) (analysis.CharFilter, error) {
+		return nfkcFilter{}, nil
+	}))
+	must(registry.RegisterTokenizer(tokenizerName, func(map[string]any, *registry.Cache) (analysis.Tokenizer, error) {
+		return runTokenizer{}, nil
+	}))
+	must(registry.RegisterTokenFilter(identifier, func(map[string]any, *registry.Cache) (analysis.TokenFilter, error) {
+		return identifierFilter{}, nil
+	}))
+	must(registry.RegisterTokenFilter(sigmaFilter, func(map[string]any, *registry.Cache) (analysis.TokenFilter, error) {
+		return sigmaFold{}, nil
+	}))
+}
+
+func must(err error) {
+	if err != nil {
+		panic(err)
+	}
+}
+
+// chain is the custom analyzer's definition.
+var chain = map[string]any{
+	"type":          custom.Name,
+	"char_filters":  []string{charFilter},
+	"tokenizer":     tokenizerName,
+	"token_filters": []string{identifier, lowercase.Name, sigmaFilter},
+}
+
+// Analyzer turns text into search terms. It is safe for concurrent use.
+type Analyzer struct {
+	a analysis.Analyzer
+}
+
+// NewAnalyzer builds the chain through bleve's registry.
+func NewAnalyzer() (*Analyzer, error) {
+	a, err := registry.NewCache().DefineAnalyzer(AnalyzerName, chain)
+	if err != nil {
+		return nil, fmt.Errorf("tool_search analyzer: %w", err)
+	}
+	return &Analyzer{a: a}, nil
+}
+
+// Terms returns text's terms in order, repeats included.
+func (an *Analyzer) Terms(text string) []string {
+	toks := an.a.Analyze([]byte(text))
+	out := make([]string, len(toks))
+	for i, t := range toks {
+		out[i] = string(t.Term)
+	}
+	return out
+}
+
+// isTokenRune is the token class: letters, marks and decimal digits.
+func isTokenRune(r rune) bool {
+	if r < utf8.RuneSelf {
+		return 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9'
+	}
+	return r != utf8.RuneError && (unicode.IsLetter(r) || unicode.IsMark(r) || unicode.IsDigit(r))
+}
+
+// nfkcFilter normalises to NFKC and blanks every character outside the
+// token class (invalid UTF-8 and U+FFFD included) with as many spaces as it
+// had bytes. It copies only when it changes something.
+type nfkcFilter struct{}
+
+func (nfkcFilter) Filter(input []byte) []byte {
+	out := norm.NFKC.Bytes(input) // returns input itself when already NFKC
+	copied := len(out) == 0 || len(input) == 0 || &out[0] != &input[0]
+	for i := 0; i < len(out); {
+		r, size := utf8.DecodeRune(out[i:])
+		if !isTokenRune(r) && r != ' ' {
+			if !copied {
+				out, copied = bytes.Clone(out), true
+			}
+			for j := range size {
+				out[i+j] = ' '
+			}
+		}
+		i += size
+	}
+	return out
+}
+
+// runTokenizer emits the runs of token-class characters. (bleve's
+// character tokenizer does the same but allocates room for 1,024 tokens
+// per call, which dominated indexing time.)
+type runTokenizer struct{}
+
+func (runTokenizer) Tokenize(input []byte) analysis.TokenStream {
+	out := make(analysis.TokenStream, 0, len(input)/6+1)
+	start := -1
+	for i := 0; i <= len(input); {
+		r, size := utf8.RuneError, 1
+		if i < len(input) {
+			r, size = utf8.DecodeRune(input[i:])
+		}
+		switch {
+		case isTokenRune(r):
+			if start < 0 {
+				start = i
+			}
+		case start >= 0:
+			out = append(out, &analysis.Token{Term: input[start:i], Start: start, End: i, Position: len(out) + 1, Type: analysis.AlphaNumeric})
+			start = -1
+		}
+		i += size
+	}
+	return out
+}
+
+// sigmaFold writes final sigma as σ after lowercasing: bleve's to_lower
+// turns a word-final Σ into ς, and a query typed in lowercase may use
+// either letter.
+type sigmaFold struct{}
+
+func (sigmaFold) Filter(input analysis.TokenStream) analysis.TokenStream {
+	for _, t := range input {
+		if bytes.ContainsRune(t.Term, 'ς') {
+			t.Term = bytes.ReplaceAll(t.Term, []byte("ς"), []byte("σ"))
+		}
+	}
+	return input
+}
+
+var (
+	_ analysis.CharFilter  = nfkcFilter{}
+	_ analysis.Tokenizer   = runTokenizer{}
+	_ analysis.TokenFilter = sigmaFold{}
+)
