@@ -181,11 +181,24 @@ func (a *app) buildTools(host tools.Host) error {
 	return nil
 }
 
-// healthChecks returns a copy of the boot checks for Health.
-func (a *app) healthChecks() map[string]protocol.Check {
-	out := make(map[string]protocol.Check, len(a.checks))
+// healthChecks returns the checks for Health. With settle it waits for
+// checks still being established at boot (the sandbox probe); without, it
+// reports them as pending (the ready marker must not wait).
+func (a *app) healthChecks(settle bool) map[string]protocol.Check {
+	out := make(map[string]protocol.Check, len(a.checks)+1)
 	for k, v := range a.checks {
 		out[k] = v
+	}
+	if a.sandbox != nil {
+		if settle {
+			<-a.sandbox.Selected()
+		}
+		select {
+		case <-a.sandbox.Selected():
+			out["sandbox"] = sandboxCheck(a.sandbox)
+		default:
+			out["sandbox"] = protocol.Check{Status: protocol.CheckWarn, Message: "probing sandbox backends (started at boot)"}
+		}
 	}
 	return out
 }

@@ -9,10 +9,9 @@ import (
 	"steerable.dev/sidecar/protocol"
 )
 
-// openSandbox creates the session temp dir and selects the sandbox backend
-// with a real probe (SPEC §4.2), and reports the outcome as checks.sandbox:
-// ok when a backend confines, warn when commands run unconfined, error when
-// they are refused (STEERABLE_SANDBOX_REQUIRE=1 and no working backend).
+// openSandbox creates the session temp dir and starts selecting the sandbox
+// backend with a real probe (SPEC §4.2). The probe runs in the background so
+// the ready marker does not wait for it; bash calls and system.ping do.
 func (a *app) openSandbox() error {
 	exe, err := os.Executable()
 	if err != nil {
@@ -27,24 +26,32 @@ func (a *app) openSandbox() error {
 		return err
 	}
 	a.sandbox = sb
-	check := protocol.Check{Status: protocol.CheckOK, Message: sb.Summary()}
+	go func() {
+		check := sandboxCheck(sb)
+		ev := a.log.Info()
+		if check.Status != protocol.CheckOK {
+			ev = a.log.Warn()
+		}
+		ev.Str("backend", sb.Info().Backend).Str("enforcement", string(sb.Info().Enforcement)).
+			Str("tempDir", sb.TempDir()).Msg(check.Message)
+	}()
+	return nil
+}
+
+// sandboxCheck is checks.sandbox once the backend is selected: ok when a
+// backend confines, warn when commands run unconfined or partly confined,
+// error when they are refused (STEERABLE_SANDBOX_REQUIRE=1 and no working
+// backend).
+func sandboxCheck(sb *sandbox.Sandbox) protocol.Check {
 	switch {
 	case sb.Unavailable():
-		check = protocol.Check{Status: protocol.CheckError, Message: "sandbox_unavailable: bash refuses to run (STEERABLE_SANDBOX_REQUIRE=1); " + sb.Summary()}
+		return protocol.Check{Status: protocol.CheckError, Message: "sandbox_unavailable: bash refuses to run (STEERABLE_SANDBOX_REQUIRE=1); " + sb.Summary()}
 	case sb.Info().Enforcement == sandbox.EnforcementNone:
-		check.Status = protocol.CheckWarn
-		check.Message = "commands run unconfined; " + sb.Summary()
+		return protocol.Check{Status: protocol.CheckWarn, Message: "commands run unconfined; " + sb.Summary()}
 	case sb.Info().Enforcement == sandbox.EnforcementPartial:
-		check.Status = protocol.CheckWarn
+		return protocol.Check{Status: protocol.CheckWarn, Message: sb.Summary()}
 	}
-	ev := a.log.Info()
-	if check.Status != protocol.CheckOK {
-		ev = a.log.Warn()
-	}
-	ev.Str("backend", sb.Info().Backend).Str("enforcement", string(sb.Info().Enforcement)).
-		Str("tempDir", sb.TempDir()).Msg(check.Message)
-	a.checks["sandbox"] = check
-	return nil
+	return protocol.Check{Status: protocol.CheckOK, Message: sb.Summary()}
 }
 
 // sandboxExecCmd is the hidden helper subcommand (sandbox.HelperCommand).

@@ -37,8 +37,10 @@ type Services struct {
 	Dispatcher *tools.Dispatcher
 	// HostTools takes host_tools.register (nil: the method is refused).
 	HostTools *tools.HostTools
-	// Checks reports the subsystems' conditions for Health.checks.
-	Checks func() map[string]protocol.Check
+	// Checks reports the subsystems' conditions for Health.checks. With
+	// settle it waits for checks still being established at boot (the ready
+	// marker passes false: it must not wait).
+	Checks func(settle bool) map[string]protocol.Check
 }
 
 // Shutdown reasons (lifecycle.shutdown).
@@ -117,6 +119,7 @@ func (s *Server) Serve(in io.Reader, out io.Writer) string {
 	}()
 	s.announceReady(conn)
 	st.start()
+	go s.warm()
 
 	var reason string
 	select {
@@ -134,6 +137,17 @@ func (s *Server) Serve(in io.Reader, out io.Writer) string {
 	conn.Close()
 	s.log.Info().Str("reason", reason).Msg("sidecar stopped")
 	return reason
+}
+
+// warm compiles, after ready and off the request path, what start-up
+// deferred: the method params schemas and the built-in tools' schemas.
+func (s *Server) warm() {
+	for _, m := range s.d.methods {
+		if m.params != "" {
+			s.d.schemas.Get(m.params)
+		}
+	}
+	s.svc.Registry.Warm()
 }
 
 // drain stops accepting work and lets in-flight calls finish within the
@@ -163,7 +177,7 @@ func (s *Server) ShutdownNow(reason string) {
 }
 
 func (s *Server) announceReady(conn *jsonrpc2.Conn) {
-	h := s.Health()
+	h := s.Health(false)
 	if !s.opts.QuietReady {
 		b, _ := json.Marshal(h)
 		fmt.Fprintf(s.opts.ReadyOut, "__SIDECAR_READY__:%s\n", b)
@@ -192,11 +206,12 @@ func (s *Server) notifyBounded(conn *jsonrpc2.Conn, method string, params any) {
 	}
 }
 
-// Health is the answer of system.ping and the ready marker's payload.
-func (s *Server) Health() protocol.Health {
+// Health is the answer of system.ping (settle: true) and the ready
+// marker's payload (settle: false).
+func (s *Server) Health(settle bool) protocol.Health {
 	checks := map[string]protocol.Check{}
 	if s.svc.Checks != nil {
-		checks = s.svc.Checks()
+		checks = s.svc.Checks(settle)
 	}
 	status := protocol.StatusOK
 	for _, c := range checks {

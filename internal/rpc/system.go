@@ -7,7 +7,7 @@ import (
 
 // ping answers system.ping with Health.
 func ping(_ context.Context, s *Server, _ json.RawMessage) (any, error) {
-	return s.Health(), nil
+	return s.Health(true), nil
 }
 
 // shutdown answers system.shutdown and system.shutdown_now. It stops

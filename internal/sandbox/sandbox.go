@@ -52,13 +52,19 @@ type Attempt struct {
 }
 
 // Sandbox is the session's selected backend, policy, temp dir and child
-// environment. Its methods are safe for concurrent use; it is immutable
-// after Open.
+// environment. Its methods are safe for concurrent use.
+//
+// The selection probe runs in the background from Open on: a real confined
+// run takes milliseconds (bwrap) and start-up must not wait for it. Methods
+// that depend on the selection (Info, Unavailable, Summary, Command) wait
+// for it; Selected says whether it is done.
 type Sandbox struct {
+	policy   Policy
+	tmpDir   string
+	environ  []string
+	selected chan struct{} // closed when the fields below are set
+
 	backend     Backend
-	policy      Policy
-	tmpDir      string
-	environ     []string
 	info        Info
 	attempts    []Attempt
 	unavailable bool
@@ -76,14 +82,23 @@ func Open(ctx context.Context, opts Options) (*Sandbox, error) {
 		return nil, err
 	}
 	s := &Sandbox{
-		policy:  Policy{WritableRoots: []string{opts.Workspace, tmp}, Network: opts.Network}.normalized(),
-		tmpDir:  tmp,
-		environ: opts.Environ,
+		policy:   Policy{WritableRoots: []string{opts.Workspace, tmp}, Network: opts.Network}.normalized(),
+		tmpDir:   tmp,
+		environ:  opts.Environ,
+		selected: make(chan struct{}),
 	}
+	go s.selectBackend(ctx, opts)
+	return s, nil
+}
+
+// selectBackend probes the candidates in order and keeps the first that
+// passes.
+func (s *Sandbox) selectBackend(ctx context.Context, opts Options) {
+	defer close(s.selected)
 	for _, b := range candidates(opts) {
 		err := b.Available()
 		if err == nil {
-			err = Probe(ctx, b, s.policy, tmp, opts.TempParent, "/var/tmp", filepath.Dir(opts.Workspace))
+			err = Probe(ctx, b, s.policy, s.tmpDir, opts.TempParent, "/var/tmp", filepath.Dir(opts.Workspace))
 		}
 		if err == nil {
 			s.backend = b
@@ -99,8 +114,10 @@ func Open(ctx context.Context, opts Options) (*Sandbox, error) {
 	if s.info.Enforcement == EnforcementNone {
 		s.info.Network = true // nothing stops it
 	}
-	return s, nil
 }
+
+// Selected is closed once the backend is selected.
+func (s *Sandbox) Selected() <-chan struct{} { return s.selected }
 
 // candidates are the backends Open tries, in order (SPEC §4.2: auto tries
 // bwrap, then landlock on Linux, seatbelt on macOS).
@@ -130,11 +147,17 @@ func autoFits(name string) bool {
 }
 
 // Info is what the session's children run under.
-func (s *Sandbox) Info() Info { return s.info }
+func (s *Sandbox) Info() Info {
+	<-s.selected
+	return s.info
+}
 
 // Unavailable reports whether Command refuses every child because no
 // backend works and the sandbox is required.
-func (s *Sandbox) Unavailable() bool { return s.unavailable }
+func (s *Sandbox) Unavailable() bool {
+	<-s.selected
+	return s.unavailable
+}
 
 // TempDir is the session temp dir.
 func (s *Sandbox) TempDir() string { return s.tmpDir }
@@ -145,6 +168,7 @@ func (s *Sandbox) Policy() Policy { return s.policy }
 // Summary describes the selection for Health.checks.sandbox: the backend
 // and its enforcement, or why each candidate was passed over.
 func (s *Sandbox) Summary() string {
+	<-s.selected
 	var tried []string
 	for _, a := range s.attempts {
 		tried = append(tried, fmt.Sprintf("%s: %v", a.Backend, a.Err))
@@ -177,7 +201,7 @@ func (s *Sandbox) Env(policy EnvPolicy) []string {
 // argv[0] is resolved on PATH when it is not absolute. Start it with Start
 // or Run, which put it in its own process group.
 func (s *Sandbox) Command(argv []string, dir string, env []string) (*exec.Cmd, error) {
-	if s.unavailable {
+	if s.Unavailable() {
 		return nil, ErrUnavailable
 	}
 	if len(argv) == 0 {
@@ -197,5 +221,8 @@ func (s *Sandbox) Command(argv []string, dir string, env []string) (*exec.Cmd, e
 	return &exec.Cmd{Path: w.Path, Args: w.Args, Dir: w.Dir, Env: w.Env}, nil
 }
 
-// Close removes the session temp dir.
-func (s *Sandbox) Close() error { return removeTree(s.tmpDir) }
+// Close removes the session temp dir (after the probe, which uses it).
+func (s *Sandbox) Close() error {
+	<-s.selected
+	return removeTree(s.tmpDir)
+}

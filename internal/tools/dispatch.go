@@ -96,7 +96,12 @@ func prepare(e *Entry, args json.RawMessage) (json.RawMessage, *protocol.ToolRes
 		r := Followup("arguments for %s must be a JSON object, got %s", name, jsonKind(inst))
 		return nil, &r
 	}
-	if err := e.schema.Validate(inst); err != nil {
+	sch, err := e.Schema()
+	if err != nil {
+		r := Terminal("internal error: %v (a bug in the tool's schema)", err)
+		return nil, &r
+	}
+	if err := sch.Validate(inst); err != nil {
 		r := Followup("invalid arguments for %s: %s; fix them to match the tool's parameters schema", name, strings.Join(protocol.SchemaErrors(err), "; "))
 		return nil, &r
 	}

@@ -23,9 +23,28 @@ type Registry struct {
 
 // Entry is one registered tool with its resolved descriptor.
 type Entry struct {
-	Tool   Tool
-	Desc   protocol.ToolDescriptor // mode, exposure and source resolved
-	schema *jsonschema.Schema
+	Tool Tool
+	Desc protocol.ToolDescriptor // mode, exposure and source resolved
+
+	// The compiled parameters schema. Schemas from hosts and plugins are
+	// compiled at registration, so a bad one is refused there; built-in
+	// schemas are compiled on first use (or by Warm after start-up): they
+	// are fixed in the binary and tested, and start-up must not pay for
+	// compiling them.
+	schemaOnce sync.Once
+	schema     *jsonschema.Schema
+	schemaErr  error
+}
+
+// Schema returns the compiled parameters schema.
+func (e *Entry) Schema() (*jsonschema.Schema, error) {
+	e.schemaOnce.Do(func() {
+		e.schema, e.schemaErr = compileSchema(e.Desc.Name, e.Desc.Parameters)
+		if e.schemaErr != nil {
+			e.schemaErr = fmt.Errorf("tool %q: invalid parameters schema: %w", e.Desc.Name, e.schemaErr)
+		}
+	})
+	return e.schema, e.schemaErr
 }
 
 // Change reports what a Register, Unregister or Swap did.
@@ -144,22 +163,41 @@ func newEntry(t Tool, source string) (*Entry, error) {
 	if !d.Exposure.Valid() {
 		return nil, fmt.Errorf("tool %q: exposure %q is not one of direct, deferred, hidden", d.Name, d.Exposure)
 	}
-	sch, err := compileSchema(d.Name, d.Parameters)
-	if err != nil {
-		return nil, fmt.Errorf("tool %q: invalid parameters schema: %w", d.Name, err)
-	}
 	d.Mode = Classify(d.Name, d.Mode)
 	d.Source = source
 	d.Parameters = compact(d.Parameters)
-	return &Entry{Tool: t, Desc: d, schema: sch}, nil
+	e := &Entry{Tool: t, Desc: d}
+	if source != protocol.SourceBuiltin {
+		if _, err := e.Schema(); err != nil {
+			return nil, err
+		}
+	}
+	return e, nil
 }
 
-func compact(raw json.RawMessage) json.RawMessage {
-	var b []byte
-	if out, err := json.Marshal(raw); err == nil {
-		b = out
+// Warm compiles every schema not compiled yet (the built-ins'), so the first
+// call of each tool does not pay for it. The server runs it in the
+// background once it is ready.
+func (r *Registry) Warm() {
+	r.mu.RLock()
+	entries := make([]*Entry, 0, len(r.entries))
+	for _, e := range r.entries {
+		entries = append(entries, e)
 	}
-	return b
+	r.mu.RUnlock()
+	for _, e := range entries {
+		e.Schema()
+	}
+}
+
+// compact drops insignificant whitespace; invalid JSON is kept as it is so
+// the schema compiler can say what is wrong with it.
+func compact(raw json.RawMessage) json.RawMessage {
+	out, err := json.Marshal(raw)
+	if err != nil {
+		return raw
+	}
+	return out
 }
 
 // Lookup returns the named tool.
