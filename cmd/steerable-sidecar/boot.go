@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/rs/zerolog"
 
@@ -24,6 +25,7 @@ type app struct {
 	registry   *tools.Registry
 	dispatcher *tools.Dispatcher
 	checks     map[string]protocol.Check
+	askUser    tools.AskUserHandler // nil: ask the host; call sets the terminal prompt
 }
 
 // extraTools is set only by the end-to-end test binary, to register tools
@@ -140,6 +142,7 @@ func workspace(flagCwd, envWorkspace string) (string, error) {
 func (a *app) buildTools(host tools.Host) error {
 	a.registry = tools.NewRegistry()
 	deps := tools.Deps{Workspace: a.cfg.Workspace, Host: host, Log: a.log}
+	a.wireAskUser(&deps)
 	builtins := tools.Builtins(deps)
 	if extraTools != nil {
 		builtins = append(builtins, extraTools(deps)...)
@@ -153,6 +156,22 @@ func (a *app) buildTools(host tools.Host) error {
 	}
 	a.dispatcher = tools.NewDispatcher(a.registry, approver, a.log)
 	return nil
+}
+
+// wireAskUser gives ask_user its handler (the host's ask_user.request unless
+// the command injected another) and its timeout, and reports both.
+func (a *app) wireAskUser(deps *tools.Deps) {
+	deps.AskUser = a.askUser
+	deps.AskUserTimeout = time.Duration(a.cfg.AskUserTimeoutMs) * time.Millisecond
+	route := "questions go to the host (ask_user.request)"
+	if a.askUser != nil {
+		route = "questions prompt on the terminal"
+	}
+	wait := "waits for the answers"
+	if a.cfg.AskUserTimeoutMs > 0 {
+		wait = fmt.Sprintf("waits at most %d ms", a.cfg.AskUserTimeoutMs)
+	}
+	a.checks["ask_user"] = protocol.Check{Status: protocol.CheckOK, Message: route + "; " + wait}
 }
 
 // healthChecks returns a copy of the boot checks for Health.

@@ -1,6 +1,8 @@
 package tools
 
 import (
+	"time"
+
 	"github.com/rs/zerolog"
 )
 
@@ -10,6 +12,9 @@ type Deps struct {
 	Workspace string // absolute, symlinks resolved
 	Host      Host
 	Log       zerolog.Logger
+
+	AskUser        AskUserHandler // nil: ask the host (HostAskUser over Host)
+	AskUserTimeout time.Duration  // 0: wait for the answers
 }
 
 // Builtins is the explicit list of built-in tools, registered with source
@@ -17,5 +22,10 @@ type Deps struct {
 // that builds its list from tool.list never advertises a broken tool.
 func Builtins(d Deps) []Tool {
 	var out []Tool
+	askHandler := d.AskUser
+	if askHandler == nil {
+		askHandler = HostAskUser{Host: d.Host}
+	}
+	out = append(out, NewAskUser(askHandler, d.AskUserTimeout, d.Log))
 	return out
 }
