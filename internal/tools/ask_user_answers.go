@@ -64,6 +64,8 @@ func shapeAnswer(q protocol.AskUserQuestion, v any) (any, bool) {
 	switch x := v.(type) {
 	case string:
 		list = []string{x}
+	case []string: // from an in-process handler (the terminal)
+		list = x
 	case []any:
 		list = make([]string, 0, len(x))
 		for _, e := range x {

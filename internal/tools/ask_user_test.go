@@ -196,6 +196,16 @@ func TestCheckAnswers(t *testing.T) {
 	}
 }
 
+// TestCheckAnswersFromAnInProcessHandler: a handler that is not behind JSON
+// (the terminal prompt) hands over []string, not []any.
+func TestCheckAnswersFromAnInProcessHandler(t *testing.T) {
+	qs := []protocol.AskUserQuestion{{ID: "one", Type: "select"}, {ID: "many", Type: "select", MultiSelect: true}}
+	got := checkAnswers(qs, map[string]any{"one": []string{"b"}, "many": []string{"a", "c"}}, nopLog)
+	if diff := cmp.Diff(map[string]any{"one": "b", "many": []string{"a", "c"}}, got); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+}
+
 // TestAskUserMasksPasswordsInLogs runs at debug level, where the answers are
 // logged: the password appears only in data.answers.
 func TestAskUserMasksPasswordsInLogs(t *testing.T) {
