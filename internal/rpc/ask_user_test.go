@@ -87,7 +87,9 @@ func TestAskUserHostRefusals(t *testing.T) {
 		reason string
 	}{
 		{"cancel", func(frame) (any, *protocol.WireError) { return map[string]any{"cancelled": true}, nil }, "(the user cancelled)"},
-		{"error reply", func(frame) (any, *protocol.WireError) { return nil, &protocol.WireError{Code: -32000, Message: "dialog crashed"} }, "dialog crashed"},
+		{"error reply", func(frame) (any, *protocol.WireError) {
+			return nil, &protocol.WireError{Code: -32000, Message: "dialog crashed"}
+		}, "dialog crashed"},
 		{"method not found", nil, "(the host does not handle ask_user.request)"},
 		{"wrong result type", func(frame) (any, *protocol.WireError) { return "yes", nil }, "something other than {answers}"},
 		{"answers of the wrong type", func(frame) (any, *protocol.WireError) { return map[string]any{"answers": 42}, nil }, "something other than {answers}"},
