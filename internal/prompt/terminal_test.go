@@ -88,6 +88,13 @@ func (s *screen) expect(want string) {
 	}
 }
 
+// reply waits for prompt, then types keys.
+func (s *screen) reply(prompt, keys string) {
+	s.t.Helper()
+	s.expect(prompt)
+	s.typeKeys(keys)
+}
+
 func (s *screen) typeKeys(keys string) {
 	s.t.Helper()
 	if _, err := s.ptmx.WriteString(keys); err != nil {
@@ -157,22 +164,16 @@ func TestTerminalAsksEveryKindOfQuestion(t *testing.T) {
 	s.expect("(1/4) [DB] Which database?")
 	s.expect("1) Postgres — the server")
 	s.expect("2) SQLite")
-	s.expect("Choose 1-2: ")
-	s.typeKeys("7\r")
-	s.expect(`"7" is not one of the choices; enter a number from 1 to 2.`)
-	s.typeKeys("\r")
-	s.expect("Enter a number from 1 to 2.")
-	s.typeKeys("sqlite\r") // a label, any case
+	s.reply("Choose 1-2: ", "7\r")
+	s.reply(`"7" is not one of the choices; enter a number from 1 to 2.`, "\r")
+	s.reply("Enter a number from 1 to 2.", "sqlite\r") // a label, any case
 	s.expect("(2/4) Tags?")
-	s.expect("separated by commas (empty for none): ")
-	s.typeKeys("1, 3\r")
+	s.reply("separated by commas (empty for none): ", "1, 3\r")
 	s.expect("(3/4) Project name? (e.g. my-app)")
-	s.expect("> ")
-	s.typeKeys("demo\r")
+	s.reply("> ", "demo\r")
 	s.expect("demo") // echoed
 	s.expect("(4/4) API token?")
-	s.expect("> ")
-	s.typeKeys("hunter2\r")
+	s.reply("> ", "hunter2\r")
 	s.expect("Thanks!")
 	r := wait(t, ch)
 	if r.err != nil {
@@ -195,10 +196,8 @@ func TestTerminalCtrlCAndCtrlDCancel(t *testing.T) {
 		s := newScreen(t)
 		before := s.state()
 		ch := ask(context.Background(), New(s.tty), setup)
-		s.expect("Choose 1-2: ")
-		s.typeKeys("1\r")
-		s.expect("Choose any of 1-3")
-		s.typeKeys(key)
+		s.reply("Choose 1-2: ", "1\r")
+		s.reply("Choose any of 1-3", key)
 		r := wait(t, ch)
 		if r.err != nil || !r.res.Cancelled || len(r.res.Answers) != 0 {
 			t.Errorf("key %q: got %+v, %v; want cancelled without answers", key, r.res, r.err)
@@ -232,8 +231,7 @@ func TestTerminalContextInterruptsAPrompt(t *testing.T) {
 	}
 	ch = ask(context.Background(), h, pw)
 	s.expect("Password?")
-	s.expect("> ")
-	s.typeKeys("again\r")
+	s.reply("> ", "again\r")
 	if r := wait(t, ch); r.err != nil || r.res.Answers["pw"] != "again" {
 		t.Errorf("next call after a cancel: %+v, %v", r.res, r.err)
 	}
