@@ -18,9 +18,9 @@ import (
 
 var nopLog = zerolog.Nop()
 
-// fakeHost answers ask_user.request the way a test tells it to: a raw JSON
+// askHost answers ask_user.request the way a test tells it to: a raw JSON
 // result, an error, or never (until ctx ends).
-type fakeHost struct {
+type askHost struct {
 	mu     sync.Mutex
 	got    []protocol.AskUserRequestParams
 	reply  string // raw JSON result
@@ -29,7 +29,7 @@ type fakeHost struct {
 	method string
 }
 
-func (h *fakeHost) Call(ctx context.Context, method string, params, result any) error {
+func (h *askHost) Call(ctx context.Context, method string, params, result any) error {
 	b, _ := json.Marshal(params)
 	var p protocol.AskUserRequestParams
 	if err := json.Unmarshal(b, &p); err != nil {
@@ -48,7 +48,7 @@ func (h *fakeHost) Call(ctx context.Context, method string, params, result any) 
 	return json.Unmarshal([]byte(h.reply), result)
 }
 
-func (h *fakeHost) Notify(context.Context, string, any) error { return nil }
+func (h *askHost) Notify(context.Context, string, any) error { return nil }
 
 // askDispatcher registers the built-ins over host and returns a dispatcher.
 func askDispatcher(t *testing.T, deps Deps) *Dispatcher {
@@ -67,7 +67,7 @@ const setupArgs = `{"intro":"Setting up.","questions":[
 	{"id":"name","text":"Project name?","placeholder":"my-app"}]}`
 
 func TestAskUserSendsTheCanonicalPayloadAndReturnsAnswers(t *testing.T) {
-	host := &fakeHost{reply: `{"answers":{"db":"lite","tags":["a","c"],"token":"hunter2","name":"demo"}}`}
+	host := &askHost{reply: `{"answers":{"db":"lite","tags":["a","c"],"token":"hunter2","name":"demo"}}`}
 	d := askDispatcher(t, Deps{Host: host, Log: nopLog})
 	res := d.Dispatch(context.Background(), Invocation{ToolCall: protocol.ToolCall{ID: "c7", Name: "ask_user", Arguments: json.RawMessage(setupArgs)}})
 	if !res.Success {
@@ -107,20 +107,20 @@ func TestAskUserSendsTheCanonicalPayloadAndReturnsAnswers(t *testing.T) {
 func TestAskUserNeverHangsTheTurn(t *testing.T) {
 	tests := []struct {
 		name    string
-		host    *fakeHost
+		host    *askHost
 		timeout time.Duration
 		cancel  bool // cancel the call's context (as $/cancelRequest does)
 		reason  string
 	}{
-		{"the user cancels", &fakeHost{reply: `{"cancelled":true,"answers":{"q":"ignored"}}`}, 0, false, "(the user cancelled)"},
-		{"no host", &fakeHost{err: fmt.Errorf("ask_user.request: %w", ErrHostGone)}, 0, false, "(no host is connected to ask the user)"},
-		{"host without the method", &fakeHost{err: protocol.Errorf(protocol.CodeMethodNotFound, "nope")}, 0, false, "(the host does not handle ask_user.request)"},
-		{"error reply", &fakeHost{err: protocol.Errorf(-32000, "dialog crashed")}, 0, false, "(the host answered with an error: dialog crashed)"},
-		{"a string reply", &fakeHost{reply: `"yes"`}, 0, false, "{answers} or {cancelled: true}: \"yes\")"},
-		{"a null reply", &fakeHost{reply: `null`}, 0, false, "{answers} or {cancelled: true}: null)"},
-		{"answers of the wrong type", &fakeHost{reply: `{"answers":["q","yes"]}`}, 0, false, `{answers} or {cancelled: true}: {"answers":["q","yes"]})`},
-		{"timeout", &fakeHost{block: true}, 30 * time.Millisecond, false, "(no answer within 30ms (STEERABLE_ASK_USER_TIMEOUT_MS=30))"},
-		{"cancelled call", &fakeHost{block: true}, 0, true, "(the call was cancelled)"},
+		{"the user cancels", &askHost{reply: `{"cancelled":true,"answers":{"q":"ignored"}}`}, 0, false, "(the user cancelled)"},
+		{"no host", &askHost{err: fmt.Errorf("ask_user.request: %w", ErrHostGone)}, 0, false, "(no host is connected to ask the user)"},
+		{"host without the method", &askHost{err: protocol.Errorf(protocol.CodeMethodNotFound, "nope")}, 0, false, "(the host does not handle ask_user.request)"},
+		{"error reply", &askHost{err: protocol.Errorf(-32000, "dialog crashed")}, 0, false, "(the host answered with an error: dialog crashed)"},
+		{"a string reply", &askHost{reply: `"yes"`}, 0, false, "{answers} or {cancelled: true}: \"yes\")"},
+		{"a null reply", &askHost{reply: `null`}, 0, false, "{answers} or {cancelled: true}: null)"},
+		{"answers of the wrong type", &askHost{reply: `{"answers":["q","yes"]}`}, 0, false, `{answers} or {cancelled: true}: {"answers":["q","yes"]})`},
+		{"timeout", &askHost{block: true}, 30 * time.Millisecond, false, "(no answer within 30ms (STEERABLE_ASK_USER_TIMEOUT_MS=30))"},
+		{"cancelled call", &askHost{block: true}, 0, true, "(the call was cancelled)"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -210,7 +210,7 @@ func TestCheckAnswersFromAnInProcessHandler(t *testing.T) {
 // logged: the password appears only in data.answers.
 func TestAskUserMasksPasswordsInLogs(t *testing.T) {
 	var logs bytes.Buffer
-	host := &fakeHost{reply: `{"answers":{"token":"hunter2","name":"demo"}}`}
+	host := &askHost{reply: `{"answers":{"token":"hunter2","name":"demo"}}`}
 	tool := NewAskUser(HostAskUser{Host: host}, 0, zerolog.New(&logs).Level(zerolog.DebugLevel))
 	res := tool.Run(context.Background(), Call{ID: "c1", Arguments: json.RawMessage(
 		`{"intro":"","questions":[{"id":"token","text":"Token?","type":"password"},{"id":"name","text":"Name?","type":"text"}]}`)})
