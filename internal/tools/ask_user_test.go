@@ -278,3 +278,32 @@ func TestAskUserWithoutAHostInDispatch(t *testing.T) {
 		t.Fatalf("refusal = %+v", bad)
 	}
 }
+
+// FuzzHostAnswer: whatever the host replies, decoding and checking it never
+// panics, and what survives answers an asked question in its shape.
+func FuzzHostAnswer(f *testing.F) {
+	for _, s := range []string{
+		`{"answers":{"one":"a","many":["a","b"],"ghost":"x"}}`, `{"cancelled":true}`, `"yes"`, `null`, `[]`,
+		`{"answers":{"one":["a"],"many":"b","free":5}}`, `{"answers":{"free":{"x":[1,{"y":null}]}}}`,
+	} {
+		f.Add([]byte(s))
+	}
+	qs := []protocol.AskUserQuestion{{ID: "one", Type: "select"}, {ID: "many", Type: "select", MultiSelect: true}, {ID: "free", Type: "text"}}
+	f.Fuzz(func(t *testing.T, reply []byte) {
+		if !json.Valid(reply) {
+			return // the connection refuses invalid JSON before a reply reaches the tool
+		}
+		res, err := HostAskUser{Host: &askHost{reply: string(reply)}}.AskUser(context.Background(), protocol.AskUserRequestParams{Questions: qs})
+		if err != nil {
+			return
+		}
+		for id, a := range checkAnswers(qs, res.Answers, nopLog) {
+			_, isList := a.([]string)
+			_, isStr := a.(string)
+			switch {
+			case id == "many" && !isList, id != "many" && !isStr, id != "one" && id != "many" && id != "free":
+				t.Fatalf("answer %q = %#v survived the check", id, a)
+			}
+		}
+	})
+}
