@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/rs/zerolog"
 
@@ -26,6 +27,7 @@ type app struct {
 	dispatcher *tools.Dispatcher
 	checks     map[string]protocol.Check
 	sandbox    *sandbox.Sandbox
+	askUser    tools.AskUserHandler // nil: ask the host; call sets the terminal prompt
 }
 
 // extraTools is set only by the end-to-end test binary, to register tools
@@ -166,6 +168,7 @@ func (a *app) buildTools(host tools.Host) error {
 	deps := tools.Deps{Workspace: a.cfg.Workspace, Host: host, Log: a.log, Registry: a.registry,
 		WorkspaceConfine: a.cfg.WorkspaceConfine, Sandbox: a.sandbox,
 		BashMaxTimeoutMs: a.cfg.BashMaxTimeoutMs, BashMaxOutputBytes: a.cfg.BashMaxOutputBytes}
+	a.wireAskUser(&deps)
 	builtins := tools.Builtins(deps)
 	if extraTools != nil {
 		builtins = append(builtins, extraTools(deps)...)
@@ -179,6 +182,22 @@ func (a *app) buildTools(host tools.Host) error {
 	}
 	a.dispatcher = tools.NewDispatcher(a.registry, approver, a.log)
 	return nil
+}
+
+// wireAskUser gives ask_user its handler (the host's ask_user.request unless
+// the command injected another) and its timeout, and reports both.
+func (a *app) wireAskUser(deps *tools.Deps) {
+	deps.AskUser = a.askUser
+	deps.AskUserTimeout = time.Duration(a.cfg.AskUserTimeoutMs) * time.Millisecond
+	route := "questions go to the host (ask_user.request)"
+	if a.askUser != nil {
+		route = "questions prompt on the terminal"
+	}
+	wait := "waits for the answers"
+	if a.cfg.AskUserTimeoutMs > 0 {
+		wait = fmt.Sprintf("waits at most %d ms", a.cfg.AskUserTimeoutMs)
+	}
+	a.checks["ask_user"] = protocol.Check{Status: protocol.CheckOK, Message: route + "; " + wait}
 }
 
 // healthChecks returns the checks for Health. With settle it waits for

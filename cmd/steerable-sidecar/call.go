@@ -9,6 +9,7 @@ import (
 	"os/signal"
 	"syscall"
 
+	"steerable.dev/sidecar/internal/prompt"
 	"steerable.dev/sidecar/internal/tools"
 	"steerable.dev/sidecar/protocol"
 )
@@ -37,6 +38,7 @@ func callCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	a, err := boot(common, true, stderr)
 	if err == nil {
+		a.askUser = prompt.NewTTY() // no host: ask_user prompts on the terminal
 		err = a.buildTools(tools.NoHost{})
 	}
 	if err != nil {

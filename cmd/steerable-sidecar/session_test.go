@@ -11,6 +11,7 @@ package main
 //	reverse METHOD 'RESULT'   wait for a sidecar → host request, print its params, answer RESULT
 //	reverse-error METHOD CODE MESSAGE
 //	                          the same, answering a JSON-RPC error
+//	reverse-quiet METHOD      the same, never answering (a host that went quiet)
 //	sidecar close             close its stdin (EOF)
 //	sidecar signal SIG        send TERM, INT or KILL
 //	sidecar wait              wait for it to exit; prints "exit N"
@@ -70,6 +71,7 @@ var sessionCmds = map[string]func(ts *testscript.TestScript, neg bool, args []st
 	"reverse-error": cmdReverseError,
 	"procs":         cmdProcs,
 	"listen":        cmdListen,
+	"reverse-quiet": cmdReverseQuiet,
 }
 
 func sess(ts *testscript.TestScript) *session { return ts.Value(sessionKey{}).(*session) }
@@ -348,6 +350,14 @@ func cmdReverseError(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	id := sess(ts).takeReverse(ts, args[0])
 	sess(ts).write(ts, fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"error":{"code":%s,"message":%q}}`, id, args[1], args[2]))
+}
+
+// cmdReverseQuiet takes a sidecar → host request and never answers it.
+func cmdReverseQuiet(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 1 {
+		ts.Fatalf("usage: reverse-quiet METHOD")
+	}
+	sess(ts).takeReverse(ts, args[0])
 }
 
 // takeReverse waits for a reverse request, prints its params and returns its

@@ -1,6 +1,8 @@
 package tools
 
 import (
+	"time"
+
 	"github.com/rs/zerolog"
 
 	"steerable.dev/sidecar/internal/sandbox"
@@ -22,6 +24,8 @@ type Deps struct {
 	// Registry is the registry the built-ins join; tool_search searches
 	// its deferred tier (nil leaves tool_search out).
 	Registry *Registry
+	AskUser        AskUserHandler // nil: ask the host (HostAskUser over Host)
+	AskUserTimeout time.Duration  // 0: wait for the answers
 }
 
 // Builtins is the explicit list of built-in tools, registered with source
@@ -35,5 +39,10 @@ func Builtins(d Deps) []Tool {
 	if d.Registry != nil {
 		out = append(out, NewToolSearch(d.Registry))
 	}
+	askHandler := d.AskUser
+	if askHandler == nil {
+		askHandler = HostAskUser{Host: d.Host}
+	}
+	out = append(out, NewAskUser(askHandler, d.AskUserTimeout, d.Log))
 	return out
 }
