@@ -23,7 +23,7 @@ type Deps struct {
 	BashMaxOutputBytes int
 	// Registry is the registry the built-ins join; tool_search searches
 	// its deferred tier (nil leaves tool_search out).
-	Registry *Registry
+	Registry       *Registry
 	AskUser        AskUserHandler // nil: ask the host (HostAskUser over Host)
 	AskUserTimeout time.Duration  // 0: wait for the answers
 }
