@@ -51,6 +51,17 @@ function call(method, params) {
 // Reverse requests: approvals, ask_user questions, host tools, hosted search.
 function answerReverse(msg) {
   if (msg.method === "approval.request") return send({ id: msg.id, result: { decision: "allow" } });
+  if (msg.method === "ask_user.request") {
+    // A real host renders msg.params as a question card; this one picks the
+    // first option of each select and types a fixed text.
+    const answers = {};
+    for (const q of msg.params.questions) {
+      const first = q.options?.[0];
+      const pick = first ? first.value ?? first.label : "an answer typed by the node host";
+      answers[q.id] = q.multiSelect ? [pick] : pick;
+    }
+    return send({ id: msg.id, result: { answers } });
+  }
   send({ id: msg.id, error: { code: -32601, message: `this host does not implement ${msg.method}` } });
 }
 
@@ -66,7 +77,7 @@ check(info.protocolVersion === "0.1.0", "protocol version");
 const health = await call("system.ping");
 console.log(`sidecar ${health.version} ready, ${health.loadedTools} tools, status ${health.status}`);
 
-const tools = await call("tool.list", { view: "model" });
+const tools = await call("tool.list", { view: "model", askUser: true });
 console.log(`model view: ${tools.map((t) => t.name).join(", ") || "(none)"}`);
 
 const names = new Set(tools.map((t) => t.name));
@@ -74,6 +85,16 @@ if (names.has("read_file")) {
   const res = await call("tool.invoke", { name: "read_file", arguments: { path: "hello.txt" } });
   check(res.success && res.data.content === "hello from node\n", "read_file result");
   console.log(`read_file: version ${res.data.version.slice(0, 12)}…`);
+}
+
+if (names.has("ask_user")) {
+  // ask_user blocks until the host answers its reverse ask_user.request.
+  const res = await call("tool.invoke", {
+    name: "ask_user",
+    arguments: { intro: "One question.", questions: [{ id: "db", text: "Which database?", type: "select", options: ["Postgres", "SQLite"] }] },
+  });
+  check(res.success && res.data.answers.db === "Postgres", "ask_user answer");
+  console.log(`ask_user: ${res.message}`);
 }
 
 // A tool failure is a ToolResult, not a JSON-RPC error.

@@ -47,6 +47,14 @@ class Sidecar:
         # Reverse requests: approvals, ask_user questions, host tools, hosted search.
         if msg["method"] == "approval.request":
             self._send({"id": msg["id"], "result": {"decision": "allow"}})
+        elif msg["method"] == "ask_user.request":
+            # A real host renders the questions; this one picks the first option.
+            answers = {}
+            for q in msg["params"]["questions"]:
+                opts = q.get("options") or []
+                pick = (opts[0].get("value") or opts[0]["label"]) if opts else "typed by the python host"
+                answers[q["id"]] = [pick] if q.get("multiSelect") else pick
+            self._send({"id": msg["id"], "result": {"answers": answers}})
         else:
             self._send({"id": msg["id"], "error": {"code": -32601, "message": "not implemented by this host"}})
 
@@ -78,13 +86,20 @@ def main():
         health = sc.call("system.ping")
         print(f"sidecar {health['version']} ready, {health['loadedTools']} tools, status {health['status']}")
 
-        tools = sc.call("tool.list", {"view": "model"})
+        tools = sc.call("tool.list", {"view": "model", "askUser": True})
         names = {t["name"] for t in tools}
         print("model view:", ", ".join(sorted(names)) or "(none)")
         if "read_file" in names:
             res = sc.call("tool.invoke", {"name": "read_file", "arguments": {"path": "hello.txt"}})
             check(res["success"] and res["data"]["content"] == "hello from python\n", "read_file result")
             print(f"read_file: version {res['data']['version'][:12]}…")
+
+        if "ask_user" in names:
+            res = sc.call("tool.invoke", {"name": "ask_user", "arguments": {
+                "intro": "One question.",
+                "questions": [{"id": "db", "text": "Which database?", "type": "select", "options": ["Postgres", "SQLite"]}]}})
+            check(res["success"] and res["data"]["answers"]["db"] == "Postgres", "ask_user answer")
+            print("ask_user:", res["message"])
 
         res = sc.call("tool.invoke", {"name": "no_such_tool", "arguments": {}})
         check(not res["success"] and res["needsFollowup"], "unknown tool is a follow-up result")
