@@ -133,7 +133,7 @@ func unwrapDDG(href string) string {
 func isBotCheck(doc *html.Node) bool {
 	found := false
 	walk(doc, func(n *html.Node) bool {
-		if n.Type == html.ElementNode && (attr(n, "id") == "challenge-form" || hasClass(n, "anomaly-modal")) {
+		if n.Type == html.ElementNode && (attr(n, "id") == "challenge-form" || strings.Contains(attr(n, "class"), "anomaly-modal")) {
 			found = true
 		}
 		return !found

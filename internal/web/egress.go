@@ -133,9 +133,9 @@ func onProxyConnect(_ context.Context, _ *url.URL, req *http.Request, res *http.
 	if res.StatusCode == http.StatusOK {
 		return nil
 	}
-	host, _, _ := net.SplitHostPort(req.URL.Host)
-	if host == "" {
-		host = req.URL.Host
+	host, _, err := net.SplitHostPort(req.Host) // CONNECT's target, host:port
+	if err != nil {
+		host = req.Host
 	}
 	return &ProxyError{Host: host, Detail: "CONNECT answered " + strings.TrimSpace(res.Status)}
 }

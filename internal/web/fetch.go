@@ -118,6 +118,11 @@ func (f *Fetcher) Fetch(ctx context.Context, rawURL, format string) (*Page, erro
 		return nil, f.explain(ctx, err, final, page.Bytes)
 	}
 	page.URL, page.FinalURL = t.URL.String(), final.URL.String()
+	if (page.Status == http.StatusForbidden || page.Status == http.StatusProxyAuthRequired) && f.egress.proxyFor(final.URL) != nil {
+		// A plain-http request through a forward proxy gets the proxy's
+		// refusal as its response: indistinguishable from the origin's.
+		page.Warnings = append(page.Warnings, (&ProxyError{Host: final.Host, Detail: fmt.Sprintf("HTTP %d through the proxy", page.Status)}).Error())
+	}
 	return page, nil
 }
 

@@ -78,3 +78,5 @@ func serveText(contentType, body string) http.HandlerFunc {
 		_, _ = w.Write([]byte(body))
 	}
 }
+
+func zerologNop() zerolog.Logger { return zerolog.Nop() }
