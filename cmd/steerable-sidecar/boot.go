@@ -12,6 +12,7 @@ import (
 
 	"steerable.dev/sidecar/internal/config"
 	"steerable.dev/sidecar/internal/tools"
+	"steerable.dev/sidecar/internal/web"
 	"steerable.dev/sidecar/protocol"
 )
 
@@ -24,6 +25,8 @@ type app struct {
 	registry   *tools.Registry
 	dispatcher *tools.Dispatcher
 	checks     map[string]protocol.Check
+	strict     bool         // posture: misconfiguration exits 2 instead of degrading
+	webFetcher *web.Fetcher // nil when the web pair is off
 }
 
 // extraTools is set only by the end-to-end test binary, to register tools
@@ -71,7 +74,7 @@ func boot(flags commonFlags, strict bool, stderr io.Writer) (*app, error) {
 		}
 		return nil, &bootError{"invalid configuration:\n  " + strings.Join(msgs, "\n  ")}
 	}
-	a := &app{cfg: cfg, log: log, logOut: logOut, checks: map[string]protocol.Check{}}
+	a := &app{cfg: cfg, log: log, logOut: logOut, checks: map[string]protocol.Check{}, strict: strict}
 	a.degrade(problems)
 	if flags.noWebTools {
 		a.cfg.Web.Disabled = "--no-web-tools"
@@ -140,6 +143,9 @@ func workspace(flagCwd, envWorkspace string) (string, error) {
 func (a *app) buildTools(host tools.Host) error {
 	a.registry = tools.NewRegistry()
 	deps := tools.Deps{Workspace: a.cfg.Workspace, Host: host, Log: a.log}
+	if err := a.buildWeb(&deps, host); err != nil {
+		return err
+	}
 	builtins := tools.Builtins(deps)
 	if extraTools != nil {
 		builtins = append(builtins, extraTools(deps)...)
@@ -165,4 +171,8 @@ func (a *app) healthChecks() map[string]protocol.Check {
 }
 
 // close releases what boot acquired.
-func (a *app) close() {}
+func (a *app) close() {
+	if a.webFetcher != nil {
+		a.webFetcher.Close()
+	}
+}

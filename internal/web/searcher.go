@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 )
 
 // SearchRequest is one web_search call.
@@ -71,7 +72,7 @@ func (s *Searcher) Search(ctx context.Context, r SearchRequest) (*SearchResponse
 	hits, err := s.provider.Search(ctx, q)
 	if err != nil {
 		if context.Cause(ctx) == errSearchTimeout {
-			return nil, fmt.Errorf("the %s search timed out after %v (%s); try again or narrow the query", s.provider.Name(), s.cfg.SearchTimeout, VarSearchTimeout)
+			return nil, &SearchTimeoutError{Provider: s.provider.Name(), After: s.cfg.SearchTimeout}
 		}
 		return nil, err
 	}
@@ -89,6 +90,18 @@ func (s *Searcher) Search(ctx context.Context, r SearchRequest) (*SearchResponse
 }
 
 var errSearchTimeout = errors.New("search timeout")
+
+// SearchTimeoutError is a search that ran past search_timeout_ms.
+type SearchTimeoutError struct {
+	Provider string
+	After    time.Duration
+}
+
+func (e *SearchTimeoutError) Error() string {
+	return fmt.Sprintf("the %s search timed out after %v (%s); try again or narrow the query", e.Provider, e.After, VarSearchTimeout)
+}
+
+func (e *SearchTimeoutError) Unwrap() error { return context.DeadlineExceeded }
 
 // query validates the call and builds what the provider sees: max_results
 // bounded by search_max_results, the call's domain lists checked, and the
