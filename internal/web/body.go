@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"strings"
 	"unicode/utf8"
+	"unsafe"
 
 	"golang.org/x/net/html/charset"
 )
@@ -56,21 +57,50 @@ func (f *Fetcher) read(ctx context.Context, resp *http.Response, format, base st
 
 // readCapped reads at most max bytes; truncated reports that more was
 // there. A body that ends before its announced Content-Length is an error.
+// The buffer grows by doubling but never past max, and becomes the string
+// without a copy, so memory stays near the bytes read (the cap, for an
+// endless body).
 func readCapped(r io.Reader, max, announced int64) (string, bool, error) {
-	var b strings.Builder
+	size := int64(64 << 10)
 	if announced > 0 {
-		b.Grow(int(min(announced, max)))
+		size = announced
 	}
-	n, err := io.Copy(&b, io.LimitReader(r, max))
-	if errors.Is(err, io.ErrUnexpectedEOF) && announced > 0 {
-		return b.String(), false, &ContentError{fmt.Sprintf("the server announced %d bytes (Content-Length) but closed the connection after %d; the response is incomplete, try again", announced, n)}
+	buf := make([]byte, 0, min(size, max))
+	var peek [512]byte // a full buffer grows only once more data is seen
+	var err error
+	for int64(len(buf)) < max && err == nil {
+		var n int
+		if end := min(int64(cap(buf)), max); int64(len(buf)) < end {
+			n, err = r.Read(buf[len(buf):end])
+			buf = buf[:len(buf)+n]
+			continue
+		}
+		n, err = r.Read(peek[:min(int64(len(peek)), max-int64(len(buf)))])
+		if n > 0 {
+			grown := make([]byte, len(buf), min(2*int64(cap(buf)), max))
+			buf = append(grown[:copy(grown, buf)], peek[:n]...)
+		}
 	}
-	if err != nil || n < max || announced == max {
-		return b.String(), false, err
+	body := bytesToString(buf)
+	switch {
+	case errors.Is(err, io.ErrUnexpectedEOF) && announced > 0:
+		return body, false, &ContentError{fmt.Sprintf("the server announced %d bytes (Content-Length) but closed the connection after %d; the response is incomplete, try again", announced, len(buf))}
+	case err == io.EOF:
+		return body, false, nil
+	case err != nil:
+		return body, false, err
+	case announced == max:
+		return body, false, nil
 	}
 	var probe [1]byte
 	k, err := io.ReadFull(r, probe[:])
-	return b.String(), k > 0 || !errors.Is(err, io.EOF), nil
+	return body, k > 0 || !errors.Is(err, io.EOF), nil
+}
+
+// bytesToString hands the buffer over to a string without copying it, as
+// strings.Builder does: readCapped never touches buf again.
+func bytesToString(b []byte) string {
+	return unsafe.String(unsafe.SliceData(b), len(b))
 }
 
 // isText reports whether a media type is text web_fetch returns: text/*,

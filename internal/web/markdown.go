@@ -14,6 +14,12 @@ import (
 	"golang.org/x/net/html/atom"
 )
 
+// maxMarkdownBytes bounds the HTML given to the Markdown converter, which
+// runs at a few MB/s and does not stop at the fetch's deadline: a larger
+// page (fetch_max_bytes goes up to 100 MB) is rendered by the streaming
+// tokenizer instead, an order of magnitude faster. A variable for tests.
+var maxMarkdownBytes = 8 << 20
+
 // mdConverter is safe for concurrent use: each conversion has its own state.
 var mdConverter = converter.NewConverter(converter.WithPlugins(
 	base.NewBasePlugin(),
@@ -30,6 +36,9 @@ func render(ctx context.Context, text, mediaType, format, base string) (string, 
 	}
 	if format == FormatText {
 		return HTMLText(text), ""
+	}
+	if len(text) > maxMarkdownBytes {
+		return HTMLText(text), fmt.Sprintf("the HTML is larger than %d bytes; converted to plain text instead of Markdown", maxMarkdownBytes)
 	}
 	// The parser refuses documents nesting more than 512 open elements,
 	// which also bounds the converter's recursion; such a page, or any the
