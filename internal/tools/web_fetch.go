@@ -63,18 +63,25 @@ func webFetchResult(p *web.Page) protocol.ToolResult {
 	return OK(msg, data)
 }
 
-// webFetchFailure: a misconfigured egress is terminal (no retry can fix
-// it; the error tells the user what to set); everything else is the model's
-// to fix or route around, and data.kind names the check that refused.
 func webFetchFailure(url string, err error) protocol.ToolResult {
-	if errors.Is(err, web.ErrEgressMisconfigured) {
-		return Terminal("web_fetch is unavailable: %v", err)
-	}
-	res := Followup("%v", err)
-	res.Data = map[string]any{"url": url, "kind": web.Kind(err)}
+	data := map[string]any{"url": url}
 	var re *web.RedirectError
 	if errors.As(err, &re) {
-		res.Data["redirect_to"] = re.To
+		data["redirect_to"] = re.To
 	}
+	return webFailure("web_fetch", err, data)
+}
+
+// webFailure maps a web tool's error: a misconfigured egress is terminal
+// (no retry can fix it; the error tells the user what to set); everything
+// else is the model's to fix or route around, and data.kind names the check
+// that refused.
+func webFailure(tool string, err error, data map[string]any) protocol.ToolResult {
+	if errors.Is(err, web.ErrEgressMisconfigured) {
+		return Terminal("%s is unavailable: %v", tool, err)
+	}
+	res := Followup("%v", err)
+	data["kind"] = web.Kind(err)
+	res.Data = data
 	return res
 }

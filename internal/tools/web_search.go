@@ -3,7 +3,6 @@ package tools
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 
 	"steerable.dev/sidecar/internal/web"
@@ -38,12 +37,7 @@ func WebSearch(s *web.Searcher) Tool {
 			AllowedDomains: a.AllowedDomains, BlockedDomains: a.BlockedDomains,
 		})
 		if err != nil {
-			if errors.Is(err, web.ErrEgressMisconfigured) {
-				return Terminal("web_search is unavailable: %v", err)
-			}
-			out := Followup("%v", err)
-			out.Data = map[string]any{"query": a.Query, "provider": s.Provider(), "kind": web.Kind(err)}
-			return out
+			return webFailure("web_search", err, map[string]any{"query": a.Query, "provider": s.Provider()})
 		}
 		msg := fmt.Sprintf("%d results from %s", len(res.Results), res.Provider)
 		if len(res.Results) == 0 {

@@ -41,7 +41,13 @@ const (
 	VarSearchBaseURL    = "STEERABLE_WEB_SEARCH_BASE_URL"
 )
 
-// policy builds the configured domain policy.
-func (c Config) policy() (Policy, error) {
-	return NewPolicy(c.AllowedDomains, c.BlockedDomains, VarAllowedDomains, VarBlockedDomains)
+// posture builds what both tools check first: the configured domain policy
+// and the egress posture.
+func (c Config) posture() (Policy, egress, error) {
+	policy, err := NewPolicy(c.AllowedDomains, c.BlockedDomains, VarAllowedDomains, VarBlockedDomains)
+	if err != nil {
+		return Policy{}, egress{}, err
+	}
+	eg, err := newEgress(c)
+	return policy, eg, err
 }

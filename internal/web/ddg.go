@@ -42,14 +42,9 @@ func (d *DDG) Search(ctx context.Context, q Query) ([]Result, error) {
 	}
 	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 	req.Header.Set("User-Agent", "Mozilla/5.0 (compatible; steerable-sidecar)")
-	resp, err := d.client.Do(req)
+	status, raw, err := roundTrip("DuckDuckGo", d.client, req)
 	if err != nil {
-		return nil, searchTransportError("DuckDuckGo", req, err)
-	}
-	defer resp.Body.Close()
-	raw, err := readLimited(resp.Body)
-	if err != nil {
-		return nil, fmt.Errorf("reading the DuckDuckGo page: %v", err)
+		return nil, err
 	}
 	doc, err := html.Parse(strings.NewReader(string(raw)))
 	if err != nil {
@@ -58,8 +53,8 @@ func (d *DDG) Search(ctx context.Context, q Query) ([]Result, error) {
 	if isBotCheck(doc) {
 		return nil, ErrBotCheck
 	}
-	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("DuckDuckGo answered HTTP %d; try again later", resp.StatusCode)
+	if status != http.StatusOK {
+		return nil, fmt.Errorf("DuckDuckGo answered HTTP %d; try again later", status)
 	}
 	hits := parseDDG(doc)
 	return hits[:min(len(hits), q.MaxResults)], nil

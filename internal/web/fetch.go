@@ -48,11 +48,7 @@ const userAgent = "steerable-sidecar-web_fetch/1 (+https://steerable.dev)"
 
 // NewFetcher builds a Fetcher. n is the zero Net in production.
 func NewFetcher(cfg Config, n Net, log zerolog.Logger) (*Fetcher, error) {
-	policy, err := cfg.policy()
-	if err != nil {
-		return nil, err
-	}
-	eg, err := newEgress(cfg)
+	policy, eg, err := cfg.posture()
 	if err != nil {
 		return nil, err
 	}

@@ -74,13 +74,13 @@ func NewProvider(cfg Config, host Caller) (Provider, error) {
 		if err != nil || (base.Scheme != "http" && base.Scheme != "https") || base.Host == "" {
 			return nil, fmt.Errorf("%s=%q is not an http(s) URL", VarSearchBaseURL, cfg.SearchBaseURL)
 		}
-		eg, err := newEgress(cfg)
+		_, eg, err := cfg.posture()
 		if err != nil {
 			return nil, err
 		}
 		return NewTavily(strings.TrimSuffix(base.String(), "/"), cfg.SearchKey, eg.client()), nil
 	case ProviderDDG:
-		eg, err := newEgress(cfg)
+		_, eg, err := cfg.posture()
 		if err != nil {
 			return nil, err
 		}
@@ -109,13 +109,22 @@ func (e egress) client() *http.Client {
 // process.
 const maxSearchBody = 8 << 20
 
-// readLimited reads a backend's body up to maxSearchBody.
-func readLimited(r io.Reader) ([]byte, error) {
-	b, err := io.ReadAll(io.LimitReader(r, maxSearchBody+1))
+// roundTrip sends a backend request and reads its answer, at most
+// maxSearchBody bytes; errors name the backend.
+func roundTrip(backend string, client *http.Client, req *http.Request) (int, []byte, error) {
+	resp, err := client.Do(req)
+	if err != nil {
+		return 0, nil, searchTransportError(backend, req, err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(io.LimitReader(resp.Body, maxSearchBody+1))
 	if err == nil && len(b) > maxSearchBody {
 		err = fmt.Errorf("the answer is larger than %d bytes", maxSearchBody)
 	}
-	return b, err
+	if err != nil {
+		return 0, nil, fmt.Errorf("reading the %s answer: %v", backend, err)
+	}
+	return resp.StatusCode, b, nil
 }
 
 // clean collapses whitespace and bounds a title or snippet.

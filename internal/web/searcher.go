@@ -35,11 +35,7 @@ type Searcher struct {
 
 // NewSearcher wraps a provider (from NewProvider, or injected).
 func NewSearcher(cfg Config, p Provider) (*Searcher, error) {
-	policy, err := cfg.policy()
-	if err != nil {
-		return nil, err
-	}
-	eg, err := newEgress(cfg)
+	policy, eg, err := cfg.posture()
 	if err != nil {
 		return nil, err
 	}

@@ -55,17 +55,12 @@ func (t *Tavily) Search(ctx context.Context, q Query) ([]Result, error) {
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Authorization", "Bearer "+t.key)
 	req.Header.Set("User-Agent", userAgent)
-	resp, err := t.client.Do(req)
+	status, raw, err := roundTrip("Tavily", t.client, req)
 	if err != nil {
-		return nil, searchTransportError("Tavily", req, err)
+		return nil, err
 	}
-	defer resp.Body.Close()
-	raw, err := readLimited(resp.Body)
-	if err != nil {
-		return nil, fmt.Errorf("reading the Tavily answer: %v", err)
-	}
-	if resp.StatusCode != http.StatusOK {
-		return nil, tavilyStatus(resp.StatusCode, raw)
+	if status != http.StatusOK {
+		return nil, tavilyStatus(status, raw)
 	}
 	var out tavilyResponse
 	if err := json.Unmarshal(raw, &out); err != nil {
