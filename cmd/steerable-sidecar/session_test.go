@@ -25,6 +25,7 @@ import (
 	"fmt"
 	"io"
 	"os/exec"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -151,19 +152,39 @@ func (s *session) start(ts *testscript.TestScript, args []string) {
 	readers.Add(2)
 	go func() { defer readers.Done(); s.readFrames(stdout) }()
 	go func() { defer readers.Done(); s.readStderr(stderr) }()
+	cmd, exited, changed := s.cmd, s.exited, s.changed // a later start replaces s's fields
 	go func() {
 		readers.Wait()
-		s.waitErr = s.cmd.Wait()
-		close(s.exited)
+		err := cmd.Wait()
 		s.mu.Lock()
-		s.changed.Broadcast()
+		s.waitErr = err
+		changed.Broadcast()
 		s.mu.Unlock()
+		close(exited)
 	}()
 	ts.Defer(func() {
-		s.cmd.Process.Kill()
-		<-s.exited
+		cmd.Process.Kill()
+		<-exited
 	})
 	s.next(ts, func(f map[string]json.RawMessage) bool { return methodOf(f) == "lifecycle.ready" && f["id"] == nil })
+	if !slices.Contains(args, "--quiet-ready") {
+		s.awaitStderr(ts, "__SIDECAR_READY__:") // stderr is read apart from stdout
+	}
+}
+
+// awaitStderr waits up to waitTimeout until stderr contains want.
+func (s *session) awaitStderr(ts *testscript.TestScript, want string) {
+	timer := time.AfterFunc(waitTimeout, func() { s.mu.Lock(); s.changed.Broadcast(); s.mu.Unlock() })
+	defer timer.Stop()
+	deadline := time.Now().Add(waitTimeout)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for !strings.Contains(s.stderr.String(), want) {
+		if time.Now().After(deadline) {
+			ts.Fatalf("stderr did not show %q within %v", want, waitTimeout)
+		}
+		s.changed.Wait()
+	}
 }
 
 func lookPath(ts *testscript.TestScript, pathList string) string {
@@ -199,6 +220,7 @@ func (s *session) readStderr(r io.Reader) {
 	for sc.Scan() {
 		s.mu.Lock()
 		s.stderr.WriteString(sc.Text() + "\n")
+		s.changed.Broadcast()
 		s.mu.Unlock()
 	}
 }
