@@ -168,20 +168,21 @@ func (s *session) start(ts *testscript.TestScript, args []string) {
 	})
 	s.next(ts, func(f map[string]json.RawMessage) bool { return methodOf(f) == "lifecycle.ready" && f["id"] == nil })
 	if !slices.Contains(args, "--quiet-ready") {
-		s.awaitStderr(ts, "__SIDECAR_READY__:") // stderr is read apart from stdout
+		s.waitStderr(ts, "__SIDECAR_READY__:")
 	}
 }
 
-// awaitStderr waits up to waitTimeout until stderr contains want.
-func (s *session) awaitStderr(ts *testscript.TestScript, want string) {
+// waitStderr waits until stderr holds substr: stdout and stderr are read by
+// separate goroutines, so lifecycle.ready can arrive before the marker line.
+func (s *session) waitStderr(ts *testscript.TestScript, substr string) {
+	deadline := time.Now().Add(waitTimeout)
 	timer := time.AfterFunc(waitTimeout, func() { s.mu.Lock(); s.changed.Broadcast(); s.mu.Unlock() })
 	defer timer.Stop()
-	deadline := time.Now().Add(waitTimeout)
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	for !strings.Contains(s.stderr.String(), want) {
+	for !strings.Contains(s.stderr.String(), substr) {
 		if time.Now().After(deadline) {
-			ts.Fatalf("stderr did not show %q within %v", want, waitTimeout)
+			ts.Fatalf("stderr has no %q within %v", substr, waitTimeout)
 		}
 		s.changed.Wait()
 	}
