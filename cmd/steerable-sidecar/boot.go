@@ -14,6 +14,7 @@ import (
 	"steerable.dev/sidecar/internal/config"
 	"steerable.dev/sidecar/internal/sandbox"
 	"steerable.dev/sidecar/internal/tools"
+	"steerable.dev/sidecar/internal/web"
 	"steerable.dev/sidecar/protocol"
 )
 
@@ -28,6 +29,8 @@ type app struct {
 	checks     map[string]protocol.Check
 	sandbox    *sandbox.Sandbox
 	askUser    tools.AskUserHandler // nil: ask the host; call sets the terminal prompt
+	strict     bool                 // posture: misconfiguration exits 2 instead of degrading
+	webFetcher *web.Fetcher         // nil when the web pair is off
 }
 
 // extraTools is set only by the end-to-end test binary, to register tools
@@ -75,7 +78,7 @@ func boot(flags commonFlags, strict bool, stderr io.Writer) (*app, error) {
 		}
 		return nil, &bootError{"invalid configuration:\n  " + strings.Join(msgs, "\n  ")}
 	}
-	a := &app{cfg: cfg, log: log, logOut: logOut, checks: map[string]protocol.Check{}}
+	a := &app{cfg: cfg, log: log, logOut: logOut, checks: map[string]protocol.Check{}, strict: strict}
 	a.degrade(problems)
 	if flags.noWebTools {
 		a.cfg.Web.Disabled = "--no-web-tools"
@@ -169,6 +172,9 @@ func (a *app) buildTools(host tools.Host) error {
 		WorkspaceConfine: a.cfg.WorkspaceConfine, Sandbox: a.sandbox,
 		BashMaxTimeoutMs: a.cfg.BashMaxTimeoutMs, BashMaxOutputBytes: a.cfg.BashMaxOutputBytes}
 	a.wireAskUser(&deps)
+	if err := a.buildWeb(&deps, host); err != nil {
+		return err
+	}
 	builtins := tools.Builtins(deps)
 	if extraTools != nil {
 		builtins = append(builtins, extraTools(deps)...)
@@ -224,6 +230,9 @@ func (a *app) healthChecks(settle bool) map[string]protocol.Check {
 
 // close releases what boot acquired.
 func (a *app) close() {
+	if a.webFetcher != nil {
+		a.webFetcher.Close()
+	}
 	if a.sandbox != nil {
 		if err := a.sandbox.Close(); err != nil {
 			a.log.Warn().Err(err).Msg("removing the session temp dir")

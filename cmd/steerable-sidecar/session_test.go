@@ -156,17 +156,19 @@ func (s *session) start(ts *testscript.TestScript, args []string) {
 	readers.Add(2)
 	go func() { defer readers.Done(); s.readFrames(stdout) }()
 	go func() { defer readers.Done(); s.readStderr(stderr) }()
+	cmd, exited, changed := s.cmd, s.exited, s.changed // a later start replaces s's fields
 	go func() {
 		readers.Wait()
-		s.waitErr = s.cmd.Wait()
-		close(s.exited)
+		err := cmd.Wait()
 		s.mu.Lock()
-		s.changed.Broadcast()
+		s.waitErr = err
+		changed.Broadcast()
 		s.mu.Unlock()
+		close(exited)
 	}()
 	ts.Defer(func() {
-		s.cmd.Process.Kill()
-		<-s.exited
+		cmd.Process.Kill()
+		<-exited
 	})
 	s.next(ts, func(f map[string]json.RawMessage) bool { return methodOf(f) == "lifecycle.ready" && f["id"] == nil })
 	if !slices.Contains(args, "--quiet-ready") {

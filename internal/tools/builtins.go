@@ -6,6 +6,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"steerable.dev/sidecar/internal/sandbox"
+	"steerable.dev/sidecar/internal/web"
 )
 
 // Deps is what the built-in tools need from the process. cmd fills it from
@@ -26,6 +27,10 @@ type Deps struct {
 	Registry       *Registry
 	AskUser        AskUserHandler // nil: ask the host (HostAskUser over Host)
 	AskUserTimeout time.Duration  // 0: wait for the answers
+	// Web tools: nil leaves the tool out (--no-web-tools, a bad web
+	// variable in serve posture, no search provider configured).
+	WebFetcher  *web.Fetcher
+	WebSearcher *web.Searcher
 }
 
 // Builtins is the explicit list of built-in tools, registered with source
@@ -44,5 +49,11 @@ func Builtins(d Deps) []Tool {
 		askHandler = HostAskUser{Host: d.Host}
 	}
 	out = append(out, NewAskUser(askHandler, d.AskUserTimeout, d.Log))
+	if d.WebFetcher != nil {
+		out = append(out, WebFetch(d.WebFetcher))
+	}
+	if d.WebSearcher != nil {
+		out = append(out, WebSearch(d.WebSearcher))
+	}
 	return out
 }
