@@ -13,6 +13,7 @@ require (
 )
 
 require (
+	github.com/aymanbagabas/go-udiff v0.4.2 // indirect
 	github.com/mattn/go-colorable v0.1.14 // indirect
 	github.com/mattn/go-isatty v0.0.20 // indirect
 	github.com/rogpeppe/go-internal v1.16.0 // indirect
