@@ -87,7 +87,7 @@ func TestResolve(t *testing.T) {
 		{"", "", ErrInvalidPath},
 		{"a\x00b", "", ErrInvalidPath},
 		{"loop", "", ErrInvalidPath},
-		{"sub/f.txt/x", "", ErrInvalidPath},      // a file used as a directory
+		{"sub/f.txt/x", "", ErrInvalidPath},          // a file used as a directory
 		{"missing/../sub/f.txt", "", ErrInvalidPath}, // ".." below a missing directory
 	}
 	for _, tt := range tests {

@@ -146,11 +146,11 @@ func BenchmarkParts(b *testing.B) {
 	data := bytes.Repeat([]byte(strings.Repeat("x", 99)+"\n"), 1<<20/100*16)
 	b.SetBytes(int64(len(data)))
 	parts := map[string]func(){
-		"sha256":     func() { h := readstate.NewHasher(); h.Write(data) },
-		"utf8":       func() { utf8Valid(data) },
-		"count":      func() { countChars(data) },
-		"lines":      func() { bytes.Count(data, []byte{'\n'}) },
-		"nul":        func() { bytes.IndexByte(data, 0) },
+		"sha256": func() { h := readstate.NewHasher(); h.Write(data) },
+		"utf8":   func() { utf8Valid(data) },
+		"count":  func() { countChars(data) },
+		"lines":  func() { bytes.Count(data, []byte{'\n'}) },
+		"nul":    func() { bytes.IndexByte(data, 0) },
 	}
 	for name, fn := range parts {
 		b.Run(name, func(b *testing.B) {
