@@ -7,7 +7,6 @@ import (
 	"strings"
 	"testing"
 	"testing/iotest"
-	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -142,26 +141,6 @@ func TestCountChars(t *testing.T) {
 	}
 }
 
-func BenchmarkParts(b *testing.B) {
-	data := bytes.Repeat([]byte(strings.Repeat("x", 99)+"\n"), 1<<20/100*16)
-	b.SetBytes(int64(len(data)))
-	parts := map[string]func(){
-		"sha256": func() { h := readstate.NewHasher(); h.Write(data) },
-		"utf8":   func() { utf8Valid(data) },
-		"count":  func() { countChars(data) },
-		"lines":  func() { bytes.Count(data, []byte{'\n'}) },
-		"nul":    func() { bytes.IndexByte(data, 0) },
-	}
-	for name, fn := range parts {
-		b.Run(name, func(b *testing.B) {
-			b.SetBytes(int64(len(data)))
-			for b.Loop() {
-				fn()
-			}
-		})
-	}
-}
-
 func BenchmarkScanText(b *testing.B) {
 	data := bytes.Repeat([]byte(strings.Repeat("x", 99)+"\n"), 1<<20/100*16)
 	b.SetBytes(int64(len(data)))
@@ -171,5 +150,3 @@ func BenchmarkScanText(b *testing.B) {
 		}
 	}
 }
-
-var utf8Valid = utf8.Valid
