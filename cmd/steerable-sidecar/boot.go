@@ -11,6 +11,8 @@ import (
 	"github.com/rs/zerolog"
 
 	"steerable.dev/sidecar/internal/config"
+	"steerable.dev/sidecar/internal/files"
+	"steerable.dev/sidecar/internal/readstate"
 	"steerable.dev/sidecar/internal/tools"
 	"steerable.dev/sidecar/protocol"
 )
@@ -24,6 +26,8 @@ type app struct {
 	registry   *tools.Registry
 	dispatcher *tools.Dispatcher
 	checks     map[string]protocol.Check
+	files      *files.Workspace // the file tools' view of the workspace
+	readState  *readstate.Store // the session's read state (read_state.seed/get)
 }
 
 // extraTools is set only by the end-to-end test binary, to register tools
@@ -139,7 +143,11 @@ func workspace(flagCwd, envWorkspace string) (string, error) {
 // reverse channel: the rpc Peer when serving, tools.NoHost for the CLI.
 func (a *app) buildTools(host tools.Host) error {
 	a.registry = tools.NewRegistry()
-	deps := tools.Deps{Workspace: a.cfg.Workspace, Host: host, Log: a.log}
+	if err := a.openFiles(); err != nil {
+		return err
+	}
+	deps := tools.Deps{Workspace: a.cfg.Workspace, Host: host, Log: a.log,
+		Files: a.files, ReadState: a.readState, RequireReadBeforeWrite: a.cfg.RequireReadBeforeWrite, FileMaxBytes: a.cfg.FileMaxBytes}
 	builtins := tools.Builtins(deps)
 	if extraTools != nil {
 		builtins = append(builtins, extraTools(deps)...)
@@ -164,5 +172,28 @@ func (a *app) healthChecks() map[string]protocol.Check {
 	return out
 }
 
+// openFiles opens the workspace for the file tools and the session's read
+// state.
+func (a *app) openFiles() error {
+	ws, err := files.Open(a.cfg.Workspace, a.cfg.WorkspaceConfine)
+	if err != nil {
+		return &bootError{err.Error()}
+	}
+	a.files, a.readState = ws, readstate.NewStore()
+	msg := "workspace " + ws.Dir() + ", paths confined to it"
+	if !ws.Confined() {
+		msg = "workspace " + ws.Dir() + ", confinement off (STEERABLE_WORKSPACE_CONFINE=0)"
+	}
+	if !a.cfg.RequireReadBeforeWrite {
+		msg += "; read-before-write gate off (STEERABLE_REQUIRE_READ_BEFORE_WRITE=0)"
+	}
+	a.checks["files"] = protocol.Check{Status: protocol.CheckOK, Message: msg}
+	return nil
+}
+
 // close releases what boot acquired.
-func (a *app) close() {}
+func (a *app) close() {
+	if a.files != nil {
+		a.files.Close()
+	}
+}

@@ -44,7 +44,7 @@ func serveCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		MaxFrameBytes: a.cfg.MaxFrameBytes, MaxInflight: a.cfg.MaxInflight,
 		ShutdownGrace: time.Duration(a.cfg.ShutdownGraceMs) * time.Millisecond,
 		QuietReady:    *quiet, ReadyOut: a.logOut, Log: a.log,
-	}, rpc.Services{Registry: a.registry, Dispatcher: a.dispatcher, Checks: a.healthChecks}, host)
+	}, rpc.Services{Registry: a.registry, Dispatcher: a.dispatcher, Checks: a.healthChecks, ReadState: a.readState}, host)
 	if err != nil {
 		fmt.Fprintf(stderr, "steerable-sidecar: %v\n", err)
 		return exitUsage

@@ -42,9 +42,9 @@ type sessionKey struct{}
 
 // session is one live sidecar of a script.
 type session struct {
-	cmd    *exec.Cmd
-	stdin  io.WriteCloser
-	exited chan struct{}
+	cmd     *exec.Cmd
+	stdin   io.WriteCloser
+	exited  chan struct{}
 	waitErr error
 
 	mu      sync.Mutex

@@ -14,8 +14,8 @@ import (
 // DefaultMode is the mode of a file the tools create.
 const DefaultMode fs.FileMode = 0o644
 
-// keptModeBits are the bits of an existing file's mode that a rewrite keeps.
-const keptModeBits = fs.ModePerm | fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky
+// KeptModeBits are the bits of an existing file's mode that a rewrite keeps.
+const KeptModeBits = fs.ModePerm | fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky
 
 // WriteFile replaces the file at the resolved path abs with data,
 // atomically (doc.go): a crash leaves the old content or the new. An
@@ -62,7 +62,7 @@ func (w *Workspace) stage(abs string, data []byte, mode fs.FileMode) (*staged, e
 		return nil, notRegular(abs, fi)
 	case err == nil:
 		if mode == 0 {
-			mode = fi.Mode() & keptModeBits
+			mode = fi.Mode() & KeptModeBits
 		}
 		if s, ok := fi.Sys().(*syscall.Stat_t); ok && (int(s.Uid) != os.Geteuid() || int(s.Gid) != os.Getegid()) {
 			uid, gid = int(s.Uid), int(s.Gid)

@@ -52,7 +52,7 @@ func TestWriteFileKeepsModeAndCreatesParents(t *testing.T) {
 		t.Fatalf("WriteFile = %v, %v", created, err)
 	}
 	fi, _ := os.Stat(exec)
-	if fi.Mode()&keptModeBits != 0o751|fs.ModeSetuid {
+	if fi.Mode()&KeptModeBits != 0o751|fs.ModeSetuid {
 		t.Errorf("mode = %v, want -rwxr-x--x with setuid", fi.Mode())
 	}
 	created, err = w.WriteFile(dir+"/a/b/c.txt", []byte("new\n"))

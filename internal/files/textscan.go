@@ -332,3 +332,15 @@ func countChars(p []byte) int {
 	}
 	return n - cont
 }
+
+// CheckText applies ScanText's text check to content already in memory:
+// UTF-8 without NUL bytes, else *NotTextError.
+func CheckText(b []byte) error {
+	switch {
+	case bytes.IndexByte(b, 0) >= 0:
+		return &NotTextError{Type: http.DetectContentType(b), Reason: "NUL bytes"}
+	case !utf8.Valid(b):
+		return &NotTextError{Type: http.DetectContentType(b), Reason: "invalid UTF-8"}
+	}
+	return nil
+}

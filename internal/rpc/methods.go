@@ -26,6 +26,8 @@ func methodTable() map[string]method {
 		"system.shutdown_now": {handle: shutdown, system: true, afterReply: func(s *Server) { s.ShutdownNow(ReasonShutdownNow) }},
 		"tool.list":           {params: "tool.list.params.json", handle: typed(toolList)},
 		"tool.invoke":         {params: "tool.invoke.params.json", handle: typed(toolInvoke)},
+		"read_state.seed":     {params: "read_state.seed.params.json", handle: typed(readStateSeed)},
+		"read_state.get":      {handle: readStateGet},
 	}
 }
 

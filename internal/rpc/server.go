@@ -15,6 +15,7 @@ import (
 	"github.com/rs/zerolog"
 	"github.com/sourcegraph/jsonrpc2"
 
+	"steerable.dev/sidecar/internal/readstate"
 	"steerable.dev/sidecar/internal/tools"
 	"steerable.dev/sidecar/protocol"
 )
@@ -37,6 +38,9 @@ type Services struct {
 	Dispatcher *tools.Dispatcher
 	// Checks reports the subsystems' conditions for Health.checks.
 	Checks func() map[string]protocol.Check
+	// ReadState is the session's read state (read_state.seed/get); nil
+	// refuses those methods.
+	ReadState *readstate.Store
 }
 
 // Shutdown reasons (lifecycle.shutdown).

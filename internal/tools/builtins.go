@@ -2,6 +2,9 @@ package tools
 
 import (
 	"github.com/rs/zerolog"
+
+	"steerable.dev/sidecar/internal/files"
+	"steerable.dev/sidecar/internal/readstate"
 )
 
 // Deps is what the built-in tools need from the process. cmd fills it from
@@ -10,6 +13,12 @@ type Deps struct {
 	Workspace string // absolute, symlinks resolved
 	Host      Host
 	Log       zerolog.Logger
+
+	// File tools (registered when Files is set).
+	Files                  *files.Workspace
+	ReadState              *readstate.Store
+	RequireReadBeforeWrite bool  // the hard gate (STEERABLE_REQUIRE_READ_BEFORE_WRITE)
+	FileMaxBytes           int64 // STEERABLE_FILE_MAX_BYTES
 }
 
 // Builtins is the explicit list of built-in tools, registered with source
@@ -17,5 +26,8 @@ type Deps struct {
 // that builds its list from tool.list never advertises a broken tool.
 func Builtins(d Deps) []Tool {
 	var out []Tool
+	if d.Files != nil && d.ReadState != nil {
+		out = append(out, newReadFile(d), newWriteFile(d), newEditFile(d), newApplyPatch(d))
+	}
 	return out
 }
