@@ -13,6 +13,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"steerable.dev/sidecar/internal/readstate"
 	"steerable.dev/sidecar/internal/tools"
 	"steerable.dev/sidecar/protocol"
 )
@@ -50,6 +51,7 @@ type hostOpts struct {
 	tools     func(host tools.Host) []tools.Tool
 	approver  bool
 	onReverse func(f frame) (any, *protocol.WireError)
+	readState *readstate.Store
 }
 
 func startHost(t *testing.T, ho hostOpts) *testHost {
@@ -77,7 +79,7 @@ func startHost(t *testing.T, ho hostOpts) *testHost {
 		o.ShutdownGrace = 5 * time.Second
 	}
 	o.Version, o.Log = "test", log
-	srv, err := NewServer(o, Services{Registry: reg, Dispatcher: tools.NewDispatcher(reg, approver, log)}, peer)
+	srv, err := NewServer(o, Services{Registry: reg, Dispatcher: tools.NewDispatcher(reg, approver, log), ReadState: ho.readState}, peer)
 	if err != nil {
 		t.Fatal(err)
 	}

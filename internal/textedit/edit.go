@@ -66,7 +66,11 @@ func Edits(content string, edits []Edit) ([]Replacement, []Match, error) {
 		if err != nil {
 			return nil, nil, err
 		}
-		reps[i] = Replacement{Start: d.origOffset(start), End: d.origOffset(end), New: d.withEOL(e.NewText)}
+		newText := normEOL(e.NewText)
+		if level != LevelExact {
+			newText = reindent(newText, indentOf(normEOL(e.OldText)), indentOf(d.norm[start:]))
+		}
+		reps[i] = Replacement{Start: d.origOffset(start), End: d.origOffset(end), New: d.withEOL(newText)}
 		matches[i] = Match{Index: i, Level: level, Line: d.lineOf(start)}
 	}
 	if err := checkOverlap(reps); err != nil {
@@ -214,6 +218,28 @@ func checkOverlap(reps []Replacement) error {
 		}
 	}
 	return nil
+}
+
+// reindent moves newText from the indentation the model gave oldText to the
+// one the file has: a whole-line match that ignored whitespace must not
+// strip or change the indentation of the lines it replaces. Lines that do
+// not start with from are left alone.
+func reindent(newText, from, to string) string {
+	if from == to {
+		return newText
+	}
+	lines := strings.Split(newText, "\n")
+	for i, l := range lines {
+		if strings.TrimSpace(l) != "" && strings.HasPrefix(l, from) {
+			lines[i] = to + l[len(from):]
+		}
+	}
+	return strings.Join(lines, "\n")
+}
+
+// indentOf is the leading whitespace of s's first line.
+func indentOf(s string) string {
+	return s[:len(s)-len(strings.TrimLeft(s, " \t"))]
 }
 
 func joinInts(xs []int) string {

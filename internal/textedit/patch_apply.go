@@ -129,7 +129,14 @@ func locate(lines []fileLine, cursor int, h Hunk) (pos, n int, err error) {
 	case len(old) == 0:
 		return start, 0, nil // pure addition: right after the anchor
 	}
-	return findOld(lines, start, old, h)
+	pos, n, err = findOld(lines, start, old, h)
+	if err != nil && h.Anchor != "" {
+		// Models often repeat the anchor as the first context line.
+		if p, m, err2 := findOld(lines, start-1, old, h); err2 == nil {
+			return p, m, nil
+		}
+	}
+	return pos, n, err
 }
 
 func findAnchor(lines []fileLine, from int, anchor string) (int, bool) {

@@ -116,6 +116,7 @@ func TestApplyHunks(t *testing.T) {
 		{"two hunks in order", "1\n2\n3\n4\n5\n", []Hunk{hunk("", false, "-2", "+two"), hunk("", false, "-4", "+four")}, "1\ntwo\n3\nfour\n5\n"},
 		{"anchor picks the second of two equal blocks", "f() {\n x\n}\ng() {\n x\n}\n", []Hunk{hunk("g() {", false, "- x", "+ y")}, "f() {\n x\n}\ng() {\n y\n}\n"},
 		{"end of file anchor", "x\nend\nx\nend\n", []Hunk{hunk("", true, " x", "-end", "+END")}, "x\nend\nx\nEND\n"},
+		{"anchor repeated as the first context line", "x\nfunc f() {\n\treturn\n}\n", []Hunk{hunk("func f() {", false, " func f() {", "-\treturn", "+\treturn 1")}, "x\nfunc f() {\n\treturn 1\n}\n"},
 		{"pure addition at the end", "a\n", []Hunk{hunk("", false, "+b")}, "a\nb\n"},
 		{"pure addition after the anchor", "a\nb\n", []Hunk{hunk("a", false, "+a2")}, "a\na2\nb\n"},
 		{"trailing whitespace ignored", "a  \nb\n", []Hunk{hunk("", false, " a", "-b", "+c")}, "a  \nc\n"},
