@@ -3,9 +3,9 @@ package sidecar
 import (
 	"context"
 	"encoding/json"
+	"maps"
 	"os"
 	"path/filepath"
-	"maps"
 	"slices"
 	"strings"
 	"testing"
@@ -33,7 +33,7 @@ type fileContract struct {
 	} `json:"tools"`
 	VersionTokens struct {
 		ResultField, PatchResultField, ExpectedField, Pattern string
-		Conflict                                             struct {
+		Conflict                                              struct {
 			Success       bool     `json:"success"`
 			NeedsFollowup bool     `json:"needsFollowup"`
 			ErrorContains string   `json:"errorContains"`
