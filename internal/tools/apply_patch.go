@@ -57,7 +57,7 @@ func (e fileEnv) applyPatch(_ context.Context, _ Call, a applyPatchArgs) protoco
 	for p, v := range plan.versions {
 		e.state.Set(p, readstate.Entry{Version: v})
 	}
-	return OK(fmt.Sprintf("Applied the patch to %d files.", len(fps)), map[string]any{
+	return OK(fmt.Sprintf("Applied the patch to %s.", plural(len(fps), "file")), map[string]any{
 		"versions": plan.versions, "files": plan.files, "diff": clipDiff(strings.Join(plan.diffs, "")),
 	})
 }

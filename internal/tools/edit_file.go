@@ -69,7 +69,7 @@ func (e fileEnv) editFile(_ context.Context, _ Call, a editFileArgs) protocol.To
 	}
 	e.state.Set(abs, readstate.Entry{Version: version})
 	from, to := e.diffLabels(abs, abs)
-	return OK(fmt.Sprintf("Edited %s (%d edits).", abs, len(a.Edits)), map[string]any{
+	return OK(fmt.Sprintf("Edited %s (%s).", abs, plural(len(a.Edits), "edit")), map[string]any{
 		"path": abs, "version": version, "diff": clipDiff(textedit.Diff(from, to, old, reps)),
 		"applied": len(a.Edits), "matches": matches,
 	})

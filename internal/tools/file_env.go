@@ -130,3 +130,11 @@ func clipDiff(d string) string {
 	cut := strings.LastIndexByte(d[:maxDiffChars], '\n') + 1
 	return d[:cut] + fmt.Sprintf("...[diff truncated: %d more bytes]...\n", len(d)-cut)
 }
+
+// plural is "1 edit", "2 edits".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
