@@ -108,7 +108,7 @@ func (w *Workspace) ReadFile(abs string, max int64) ([]byte, fs.FileInfo, error)
 	if fi.Size() > max {
 		return nil, nil, tooLarge(abs, fi.Size(), max)
 	}
-	b, err := io.ReadAll(io.LimitReader(f, max+1))
+	b, err := readAll(f, fi.Size(), max)
 	if err == nil && int64(len(b)) > max {
 		err = tooLarge(abs, int64(len(b)), max)
 	}
@@ -141,4 +141,24 @@ func kind(m fs.FileMode) string {
 
 func tooLarge(abs string, size, max int64) error {
 	return fmt.Errorf("%w: %s is %d bytes, over the %d-byte limit of STEERABLE_FILE_MAX_BYTES; change it with bash (sed, a script) or raise the limit", ErrTooLarge, abs, size, max)
+}
+
+// readAll reads f to its end into a buffer sized from its stat (a file may
+// still grow, up to max+1 bytes, which the caller refuses).
+func readAll(f io.Reader, size, max int64) ([]byte, error) {
+	b := make([]byte, 0, min(size, max)+1)
+	for {
+		n, err := f.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		switch {
+		case err == io.EOF:
+			return b, nil
+		case err != nil:
+			return nil, err
+		case int64(len(b)) > max:
+			return b, nil
+		case len(b) == cap(b):
+			b = append(b, 0)[:len(b)] // grow
+		}
+	}
 }

@@ -135,3 +135,36 @@ func FuzzEdits(f *testing.F) {
 		_ = Apply(content, reps)
 	})
 }
+
+// TestDiffWindowMatchesFullDiff: the windowed diff equals the diff of the
+// whole texts, wherever the edits fall.
+func TestDiffWindowMatchesFullDiff(t *testing.T) {
+	var b strings.Builder
+	for i := range 60 {
+		b.WriteString("line " + strings.Repeat("x", i%7) + string(rune('a'+i%26)) + "\n")
+	}
+	doc := b.String()
+	lines := strings.SplitAfter(doc, "\n")
+	cases := [][]Edit{
+		{{lines[0], "first\n"}},
+		{{lines[30], "middle\nadded\n"}},
+		{{lines[59], ""}},
+		{{lines[2], "x\n"}, {lines[50] + lines[51], "y\n"}},
+		{{lines[20] + lines[21], ""}, {lines[24], "z\n"}},
+	}
+	for i, edits := range cases {
+		reps, _, err := Edits(doc, edits)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := DiffStrings("a/f", "b/f", doc, Apply(doc, reps))
+		if got := Diff("a/f", "b/f", doc, reps); got != want {
+			t.Errorf("case %d:\n got %q\nwant %q", i, got, want)
+		}
+	}
+	noEOL := "a\nb\nc"
+	reps, _, _ := Edits(noEOL, []Edit{{"c", "C"}})
+	if got, want := Diff("a/f", "b/f", noEOL, reps), DiffStrings("a/f", "b/f", noEOL, "a\nb\nC"); got != want {
+		t.Errorf("no final newline:\n got %q\nwant %q", got, want)
+	}
+}
