@@ -28,18 +28,25 @@ func listDir(t *testing.T, dir string) []string {
 	return out
 }
 
+// newWorkspace is a confined workspace on a fresh temporary directory.
 func newWorkspace(t *testing.T) (*Workspace, string) {
 	t.Helper()
 	dir, err := filepath.EvalSymlinks(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
-	w, err := Open(dir, true)
+	return openWorkspace(t, dir, true), dir
+}
+
+// openWorkspace opens dir, closing it when the test ends.
+func openWorkspace(t testing.TB, dir string, confine bool) *Workspace {
+	t.Helper()
+	w, err := Open(dir, confine)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { w.Close() })
-	return w, dir
+	return w
 }
 
 func TestWriteFileKeepsModeAndCreatesParents(t *testing.T) {

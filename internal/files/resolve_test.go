@@ -45,12 +45,7 @@ func newTree(t testing.TB, confine bool) (*Workspace, string) {
 			t.Fatal(err)
 		}
 	}
-	w, err := Open(ws, confine)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { w.Close() })
-	return w, base
+	return openWorkspace(t, ws, confine), base
 }
 
 func TestResolve(t *testing.T) {

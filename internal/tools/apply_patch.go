@@ -129,6 +129,7 @@ func (e fileEnv) planFile(plan *patchPlan, fp textedit.FilePatch, paths [2]strin
 	updated, err := textedit.ApplyHunks(string(cur.content), fp.Hunks)
 	if err != nil {
 		r := Followup("%s: %v", abs, err)
+		r.Data = map[string]any{"path": abs}
 		return &r
 	}
 	if dest == "" {

@@ -88,11 +88,3 @@ func (plan *patchPlan) record(abs, op, from, content string) {
 	}
 	plan.files = append(plan.files, f)
 }
-
-func (e fileEnv) checkSize(abs, content string) *protocol.ToolResult {
-	if int64(len(content)) <= e.maxBytes {
-		return nil
-	}
-	r := Followup("%s would be %d bytes, over the %d-byte limit (STEERABLE_FILE_MAX_BYTES)", abs, len(content), e.maxBytes)
-	return &r
-}

@@ -88,6 +88,15 @@ func (e fileEnv) hash(abs string) (onDisk, *protocol.ToolResult) {
 	return onDisk{exists: true, version: v, mode: fi.Mode()}, nil
 }
 
+// checkSize refuses a result over the size limit.
+func (e fileEnv) checkSize(abs, content string) *protocol.ToolResult {
+	if int64(len(content)) <= e.maxBytes {
+		return nil
+	}
+	r := Followup("%s would be %d bytes, over the %d-byte limit (STEERABLE_FILE_MAX_BYTES)", abs, len(content), e.maxBytes)
+	return &r
+}
+
 // fileFailure maps a file-system error to a follow-up naming the fix.
 func fileFailure(abs string, err error) *protocol.ToolResult {
 	var r protocol.ToolResult
