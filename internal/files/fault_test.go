@@ -12,6 +12,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"go.uber.org/goleak"
 )
 
 // The fault test re-executes this test binary as the writer child
@@ -26,7 +28,7 @@ func TestMain(m *testing.M) {
 		writerChild(mode, os.Args[len(os.Args)-1])
 		return
 	}
-	os.Exit(m.Run())
+	goleak.VerifyTestMain(m) // the hash pipe's goroutine must end with every scan
 }
 
 // writerChild rewrites path with faultSize bytes of 'b', announcing each

@@ -31,7 +31,7 @@ func newApplyPatch(d Deps) Tool {
 	}, env.applyPatch)
 }
 
-func (e fileEnv) applyPatch(_ context.Context, _ Call, a applyPatchArgs) protocol.ToolResult {
+func (e fileEnv) applyPatch(ctx context.Context, _ Call, a applyPatchArgs) protocol.ToolResult {
 	fps, err := textedit.ParsePatch(a.Patch)
 	if err != nil {
 		return Followup("%v; see the format in apply_patch's description", err)
@@ -44,7 +44,7 @@ func (e fileEnv) applyPatch(_ context.Context, _ Call, a applyPatchArgs) protoco
 	defer unlock()
 	plan := &patchPlan{versions: map[string]string{}}
 	for i, fp := range fps {
-		if refused := e.planFile(plan, fp, paths.of[i]); refused != nil {
+		if refused := e.planFile(ctx, plan, fp, paths.of[i]); refused != nil {
 			return *refused
 		}
 	}
@@ -107,13 +107,13 @@ type patchPlan struct {
 
 // planFile checks one section against the disk and the gates and adds its
 // changes; the caller holds every path's lock.
-func (e fileEnv) planFile(plan *patchPlan, fp textedit.FilePatch, paths [2]string) *protocol.ToolResult {
+func (e fileEnv) planFile(ctx context.Context, plan *patchPlan, fp textedit.FilePatch, paths [2]string) *protocol.ToolResult {
 	abs, dest := paths[0], paths[1]
 	switch fp.Op {
 	case textedit.OpAdd:
 		return e.planAdd(plan, abs, textedit.AddedFile(fp.Add))
 	case textedit.OpDelete:
-		return e.planDelete(plan, abs)
+		return e.planDelete(ctx, plan, abs)
 	}
 	cur, refused := e.load(abs)
 	switch {

@@ -1,6 +1,8 @@
 package tools
 
 import (
+	"context"
+
 	"steerable.dev/sidecar/internal/files"
 	"steerable.dev/sidecar/internal/readstate"
 	"steerable.dev/sidecar/internal/textedit"
@@ -26,8 +28,8 @@ func (e fileEnv) planAdd(plan *patchPlan, abs, content string) *protocol.ToolRes
 	return nil
 }
 
-func (e fileEnv) planDelete(plan *patchPlan, abs string) *protocol.ToolResult {
-	cur, refused := e.hash(abs)
+func (e fileEnv) planDelete(ctx context.Context, plan *patchPlan, abs string) *protocol.ToolResult {
+	cur, refused := e.hash(ctx, abs)
 	switch {
 	case refused != nil:
 		return refused

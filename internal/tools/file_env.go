@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -71,8 +72,8 @@ func (e fileEnv) load(abs string) (onDisk, *protocol.ToolResult) {
 }
 
 // hash finds a file's version without holding it in memory (write_file,
-// apply_patch deletes).
-func (e fileEnv) hash(abs string) (onDisk, *protocol.ToolResult) {
+// apply_patch deletes); a cancelled call stops it.
+func (e fileEnv) hash(ctx context.Context, abs string) (onDisk, *protocol.ToolResult) {
 	f, fi, err := e.ws.OpenRead(abs)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
@@ -81,7 +82,7 @@ func (e fileEnv) hash(abs string) (onDisk, *protocol.ToolResult) {
 		return onDisk{}, fileFailure(abs, err)
 	}
 	defer f.Close()
-	v, err := readstate.OfReader(f)
+	v, err := readstate.OfReader(files.WithContext(ctx, f))
 	if err != nil {
 		return onDisk{}, fileFailure(abs, err)
 	}

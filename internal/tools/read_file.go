@@ -35,7 +35,7 @@ func newReadFile(d Deps) Tool {
 	}, env.readFile)
 }
 
-func (e fileEnv) readFile(_ context.Context, _ Call, a readFileArgs) protocol.ToolResult {
+func (e fileEnv) readFile(ctx context.Context, _ Call, a readFileArgs) protocol.ToolResult {
 	abs, refused := e.resolve(a.Path)
 	if refused != nil {
 		return *refused
@@ -51,7 +51,7 @@ func (e fileEnv) readFile(_ context.Context, _ Call, a readFileArgs) protocol.To
 	}
 	defer f.Close()
 	h := readstate.NewHasher()
-	text, err := files.ScanText(f, h, files.ScanOptions{Offset: a.Offset, Limit: a.Limit})
+	text, err := files.ScanText(files.WithContext(ctx, f), h, files.ScanOptions{Offset: a.Offset, Limit: a.Limit})
 	var nt *files.NotTextError
 	switch {
 	case errors.As(err, &nt):

@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -12,6 +13,7 @@ import (
 
 	"steerable.dev/sidecar/internal/files"
 	"steerable.dev/sidecar/internal/readstate"
+	"steerable.dev/sidecar/protocol"
 )
 
 func TestReadFile(t *testing.T) {
@@ -91,5 +93,16 @@ func TestReadFileRefusals(t *testing.T) {
 	}
 	if n := h.state.Len(); n != 0 {
 		t.Errorf("refused reads recorded %d versions", n)
+	}
+}
+
+func TestReadFileStopsWhenCancelled(t *testing.T) {
+	h := newFileHarness(t)
+	h.write("f.txt", "x\n")
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	res := h.d.Dispatch(ctx, Invocation{ToolCall: protocol.ToolCall{Name: "read_file", Arguments: json.RawMessage(`{"path":"f.txt"}`)}})
+	if res.Success || !strings.Contains(res.Error, "context canceled") || h.state.Len() != 0 {
+		t.Errorf("cancelled read = %+v, state %d entries", res, h.state.Len())
 	}
 }

@@ -30,7 +30,7 @@ func newWriteFile(d Deps) Tool {
 	}, env.writeFile)
 }
 
-func (e fileEnv) writeFile(_ context.Context, _ Call, a writeFileArgs) protocol.ToolResult {
+func (e fileEnv) writeFile(ctx context.Context, _ Call, a writeFileArgs) protocol.ToolResult {
 	abs, refused := e.resolve(a.Path)
 	if refused != nil {
 		return *refused
@@ -40,7 +40,7 @@ func (e fileEnv) writeFile(_ context.Context, _ Call, a writeFileArgs) protocol.
 	}
 	unlock := e.state.Lock(abs)
 	defer unlock()
-	cur, refused := e.hash(abs)
+	cur, refused := e.hash(ctx, abs)
 	if refused != nil {
 		return *refused
 	}
