@@ -12,6 +12,8 @@ import (
 	"github.com/rs/zerolog"
 
 	"steerable.dev/sidecar/internal/config"
+	"steerable.dev/sidecar/internal/files"
+	"steerable.dev/sidecar/internal/readstate"
 	"steerable.dev/sidecar/internal/sandbox"
 	"steerable.dev/sidecar/internal/tools"
 	"steerable.dev/sidecar/internal/web"
@@ -31,6 +33,8 @@ type app struct {
 	askUser    tools.AskUserHandler // nil: ask the host; call sets the terminal prompt
 	strict     bool                 // posture: misconfiguration exits 2 instead of degrading
 	webFetcher *web.Fetcher         // nil when the web pair is off
+	files      *files.Workspace     // the file tools' view of the workspace
+	readState  *readstate.Store     // the session's read state (read_state.seed/get)
 }
 
 // extraTools is set only by the end-to-end test binary, to register tools
@@ -168,9 +172,13 @@ func workspace(flagCwd, envWorkspace string) (string, error) {
 // reverse channel: the rpc Peer when serving, tools.NoHost for the CLI.
 func (a *app) buildTools(host tools.Host) error {
 	a.registry = tools.NewRegistry()
+	if err := a.openFiles(); err != nil {
+		return err
+	}
 	deps := tools.Deps{Workspace: a.cfg.Workspace, Host: host, Log: a.log, Registry: a.registry,
 		WorkspaceConfine: a.cfg.WorkspaceConfine, Sandbox: a.sandbox,
-		BashMaxTimeoutMs: a.cfg.BashMaxTimeoutMs, BashMaxOutputBytes: a.cfg.BashMaxOutputBytes}
+		BashMaxTimeoutMs: a.cfg.BashMaxTimeoutMs, BashMaxOutputBytes: a.cfg.BashMaxOutputBytes,
+		Files: a.files, ReadState: a.readState, RequireReadBeforeWrite: a.cfg.RequireReadBeforeWrite, FileMaxBytes: a.cfg.FileMaxBytes}
 	a.wireAskUser(&deps)
 	if err := a.buildWeb(&deps, host); err != nil {
 		return err
@@ -228,8 +236,30 @@ func (a *app) healthChecks(settle bool) map[string]protocol.Check {
 	return out
 }
 
+// openFiles opens the workspace for the file tools and the session's read
+// state.
+func (a *app) openFiles() error {
+	ws, err := files.Open(a.cfg.Workspace, a.cfg.WorkspaceConfine)
+	if err != nil {
+		return &bootError{err.Error()}
+	}
+	a.files, a.readState = ws, readstate.NewStore()
+	msg := "workspace " + ws.Dir() + ", paths confined to it"
+	if !ws.Confined() {
+		msg = "workspace " + ws.Dir() + ", confinement off (STEERABLE_WORKSPACE_CONFINE=0)"
+	}
+	if !a.cfg.RequireReadBeforeWrite {
+		msg += "; read-before-write gate off (STEERABLE_REQUIRE_READ_BEFORE_WRITE=0)"
+	}
+	a.checks["files"] = protocol.Check{Status: protocol.CheckOK, Message: msg}
+	return nil
+}
+
 // close releases what boot acquired.
 func (a *app) close() {
+	if a.files != nil {
+		a.files.Close()
+	}
 	if a.webFetcher != nil {
 		a.webFetcher.Close()
 	}

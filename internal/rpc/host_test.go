@@ -13,6 +13,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"steerable.dev/sidecar/internal/readstate"
 	"steerable.dev/sidecar/internal/tools"
 	"steerable.dev/sidecar/protocol"
 )
@@ -51,6 +52,7 @@ type hostOpts struct {
 	approver  bool
 	search    bool // register tool_search over the registry
 	onReverse func(f frame) (any, *protocol.WireError)
+	readState *readstate.Store
 }
 
 func startHost(t *testing.T, ho hostOpts) *testHost {
@@ -83,7 +85,7 @@ func startHost(t *testing.T, ho hostOpts) *testHost {
 		o.ShutdownGrace = 5 * time.Second
 	}
 	o.Version, o.Log = "test", log
-	srv, err := NewServer(o, Services{Registry: reg, Dispatcher: tools.NewDispatcher(reg, approver, log), HostTools: tools.NewHostTools(reg, peer)}, peer)
+	srv, err := NewServer(o, Services{Registry: reg, Dispatcher: tools.NewDispatcher(reg, approver, log), HostTools: tools.NewHostTools(reg, peer), ReadState: ho.readState}, peer)
 	if err != nil {
 		t.Fatal(err)
 	}

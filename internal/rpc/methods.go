@@ -32,6 +32,8 @@ func methodTable() map[string]method {
 		"plugin.disable":      {params: "plugin.params.json", handle: typed(pluginLifecycle)},
 		"plugin.unload":       {params: "plugin.params.json", handle: typed(pluginLifecycle)},
 		"plugin.reload":       {params: "plugin.params.json", handle: typed(pluginLifecycle)},
+		"read_state.seed":     {params: "read_state.seed.params.json", handle: typed(readStateSeed)},
+		"read_state.get":      {handle: readStateGet},
 	}
 }
 

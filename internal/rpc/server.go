@@ -15,6 +15,7 @@ import (
 	"github.com/rs/zerolog"
 	"github.com/sourcegraph/jsonrpc2"
 
+	"steerable.dev/sidecar/internal/readstate"
 	"steerable.dev/sidecar/internal/tools"
 	"steerable.dev/sidecar/protocol"
 )
@@ -41,6 +42,9 @@ type Services struct {
 	// settle it waits for checks still being established at boot (the ready
 	// marker passes false: it must not wait).
 	Checks func(settle bool) map[string]protocol.Check
+	// ReadState is the session's read state (read_state.seed/get); nil
+	// refuses those methods.
+	ReadState *readstate.Store
 }
 
 // Shutdown reasons (lifecycle.shutdown).

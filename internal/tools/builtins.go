@@ -5,6 +5,8 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"steerable.dev/sidecar/internal/files"
+	"steerable.dev/sidecar/internal/readstate"
 	"steerable.dev/sidecar/internal/sandbox"
 	"steerable.dev/sidecar/internal/web"
 )
@@ -31,6 +33,11 @@ type Deps struct {
 	// variable in serve posture, no search provider configured).
 	WebFetcher  *web.Fetcher
 	WebSearcher *web.Searcher
+	// File tools (registered when Files is set).
+	Files                  *files.Workspace
+	ReadState              *readstate.Store
+	RequireReadBeforeWrite bool  // the hard gate (STEERABLE_REQUIRE_READ_BEFORE_WRITE)
+	FileMaxBytes           int64 // STEERABLE_FILE_MAX_BYTES
 }
 
 // Builtins is the explicit list of built-in tools, registered with source
@@ -54,6 +61,9 @@ func Builtins(d Deps) []Tool {
 	}
 	if d.WebSearcher != nil {
 		out = append(out, WebSearch(d.WebSearcher))
+	}
+	if d.Files != nil && d.ReadState != nil {
+		out = append(out, newReadFile(d), newWriteFile(d), newEditFile(d), newApplyPatch(d))
 	}
 	return out
 }

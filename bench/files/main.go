@@ -1,0 +1,74 @@
+// Command files measures the file tools for `make bench` (section
+// 30-files): read_file of a 1 GiB file against sha256sum, edit_file on a
+// 10 MiB file, and write_file/read_file round trips against the reference
+// MCP filesystem server, both driven by the same JSON-RPC client. It prints
+// one table; a missed target reads MISS and never fails the run.
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+func main() {
+	bin := flag.String("bin", os.Getenv("BIN"), "the steerable-sidecar binary")
+	cache := flag.String("cache", os.Getenv("BENCH_CACHE"), "scratch directory for the big files")
+	mcp := flag.String("mcp", "", "dist/index.js of @modelcontextprotocol/server-filesystem ('' skips the reference)")
+	bigSize := flag.Int64("big", 1<<30, "size of the read_file test file")
+	flag.Parse()
+	for _, p := range []*string{bin, mcp} {
+		if abs, err := filepath.Abs(*p); err == nil && *p != "" {
+			*p = abs
+		}
+	}
+	dir, err := os.MkdirTemp(*cache, "files-bench-")
+	if err != nil {
+		fail(err)
+	}
+	cleanup = func() { os.RemoveAll(dir) } // the big file goes with it
+	defer cleanup()
+	if dir, err = filepath.Abs(dir); err == nil {
+		dir, err = filepath.EvalSymlinks(dir)
+	}
+	if err != nil {
+		fail(err)
+	}
+
+	var rows []row
+	rows = append(rows, benchBigRead(*bin, dir, *bigSize)...)
+	rows = append(rows, benchEdit(*bin, dir))
+	rows = append(rows, benchRoundTrips(*bin, *mcp, dir))
+	printTable(rows)
+}
+
+// row is one line of the report.
+type row struct {
+	metric, ours, reference, ratio, target, verdict string
+}
+
+func printTable(rows []row) {
+	fmt.Printf("%-38s %-26s %-26s %-8s %-10s %s\n", "files", "steerable-sidecar", "reference", "ratio", "target", "")
+	fmt.Println(strings.Repeat("-", 118))
+	for _, r := range rows {
+		fmt.Printf("%-38s %-26s %-26s %-8s %-10s %s\n", r.metric, r.ours, r.reference, r.ratio, r.target, r.verdict)
+	}
+}
+
+func verdict(ok bool) string {
+	if ok {
+		return "ok"
+	}
+	return "MISS"
+}
+
+// cleanup removes the scratch directory; fail runs it too.
+var cleanup = func() {}
+
+func fail(err error) {
+	cleanup()
+	fmt.Fprintln(os.Stderr, "bench/files:", err)
+	os.Exit(1)
+}

@@ -1,0 +1,156 @@
+package files
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"math/rand/v2"
+	"path/filepath"
+	"strconv"
+)
+
+// Change is one file of a multi-file commit.
+type Change struct {
+	Path   string      // resolved absolute path
+	Delete bool        // remove the file (it must exist)
+	Data   []byte      // the new content, unless Delete
+	Mode   fs.FileMode // mode of the result; 0 keeps the existing file's, else DefaultMode
+	// Prev is the current content of a file being replaced, as the caller
+	// checked it; a rollback writes it back.
+	Prev []byte
+	// Exists says whether the caller found the file. A file that appeared
+	// since, or vanished, fails the commit.
+	Exists bool
+}
+
+// Commit applies every change or none (apply_patch). Each new content is
+// first staged in a fsynced temporary file; then the renames and removals
+// run in order, and a failure rolls back the ones already done: replaced
+// files get Prev back, created files are removed, deleted files are
+// renamed back from their backup. The caller holds the paths' locks.
+func (w *Workspace) Commit(changes []Change) error {
+	staged := make([]*staged, len(changes))
+	abortAll := func() {
+		for _, st := range staged {
+			if st != nil {
+				st.abort(w)
+			}
+		}
+	}
+	for i, c := range changes {
+		if c.Delete {
+			continue
+		}
+		if err := w.step("stage", w.name(c.Path)); err != nil {
+			abortAll()
+			return err
+		}
+		st, err := w.stage(c.Path, c.Data, c.Mode)
+		if err != nil {
+			abortAll()
+			return err
+		}
+		if st.created == c.Exists {
+			staged[i] = st
+			abortAll()
+			return fmt.Errorf("%s changed on disk during the patch (it %s); read it again", c.Path, appearedOrVanished(c.Exists))
+		}
+		staged[i] = st
+	}
+	var done []undo
+	for i, c := range changes {
+		u, err := w.apply(c, staged[i])
+		if err != nil {
+			abortAll()
+			if rerr := w.rollback(done); rerr != nil {
+				return fmt.Errorf("%w; rolling back failed too: %v", err, rerr)
+			}
+			return err
+		}
+		staged[i] = nil // applied: its temporary file is gone
+		done = append(done, u)
+	}
+	for _, u := range done {
+		if u.backup != "" {
+			_ = w.root.Remove(u.backup)
+		}
+		w.syncDir(filepath.Dir(w.name(u.change.Path)))
+	}
+	return nil
+}
+
+func appearedOrVanished(existed bool) string {
+	if existed {
+		return "vanished"
+	}
+	return "appeared"
+}
+
+// undo is what rollback needs to reverse one applied change.
+type undo struct {
+	change  Change
+	backup  string // root name a deleted file was renamed to
+	madeDir string // topmost directory created for a new file
+}
+
+// apply renames a staged file over its target, or moves a deleted file to
+// a backup name beside it.
+func (w *Workspace) apply(c Change, st *staged) (undo, error) {
+	name := w.name(c.Path)
+	if c.Delete {
+		dir, base := filepath.Split(name)
+		backup := filepath.Join(dir, "."+base+"."+strconv.FormatUint(rand.Uint64(), 36)+".del")
+		if err := w.step("remove", name); err != nil {
+			return undo{}, err
+		}
+		if err := w.root.Rename(name, backup); err != nil {
+			return undo{}, fmt.Errorf("deleting %s: %w", c.Path, err)
+		}
+		return undo{change: c, backup: backup}, nil
+	}
+	if err := w.step("rename", name); err != nil {
+		return undo{}, err
+	}
+	if err := w.root.Rename(st.tmp, name); err != nil {
+		return undo{}, fmt.Errorf("replacing %s: %w", c.Path, err)
+	}
+	return undo{change: c, madeDir: st.madeDir}, nil
+}
+
+// rollback reverses applied changes, newest first, and reports what it
+// could not restore.
+func (w *Workspace) rollback(done []undo) error {
+	var errs []error
+	for i := len(done) - 1; i >= 0; i-- {
+		u := done[i]
+		name := w.name(u.change.Path)
+		var err error
+		switch {
+		case u.backup != "":
+			err = w.root.Rename(u.backup, name)
+		case u.change.Exists:
+			err = w.restore(u.change)
+		default:
+			if err = w.root.Remove(name); err == nil && u.madeDir != "" {
+				w.removeEmptyDirs(filepath.Dir(name), u.madeDir)
+			}
+		}
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", u.change.Path, err))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// restore writes a replaced file's previous content back, atomically.
+func (w *Workspace) restore(c Change) error {
+	st, err := w.stage(c.Path, c.Prev, 0)
+	if err != nil {
+		return err
+	}
+	if err := w.root.Rename(st.tmp, st.name); err != nil {
+		st.abort(w)
+		return err
+	}
+	return nil
+}

@@ -1,0 +1,33 @@
+// Package files is the file-system layer under the file tools (SPEC §4,
+// §4.1): it turns a model-supplied path into a real path inside the
+// workspace, reads text files in one bounded-memory streaming pass, and
+// writes files so that a crash leaves the old content or the new, never a
+// mix.
+//
+// # Threat model
+//
+// Paths come from the model and are untrusted. The workspace root is
+// absolute with its symlinks resolved (cmd does that at boot). Resolve walks
+// the path one component at a time, following symlinks the way the kernel
+// would, and refuses a result outside the root ("path escapes the
+// workspace") unless confinement is off. That catches `..`, absolute paths
+// and symlinks that point out, however they are chained.
+//
+// Resolution and use are two steps, and another process (a shell the model
+// runs, a person) could swap a directory for a symlink in between. Every
+// file operation therefore goes through an os.Root opened on the workspace
+// (on "/" when confinement is off), which refuses at use time any path that
+// would leave it, and the final component is opened without following
+// symlinks. Reads open with O_NONBLOCK and refuse anything but a regular
+// file, so a FIFO or a device cannot hang or flood a call.
+//
+// # Atomic writes
+//
+// WriteFile writes a temporary file in the target's directory, fsyncs it,
+// renames it over the target and fsyncs the directory (rename is atomic
+// within a file system). The file's mode (and owner, where permitted) is
+// kept; missing parent directories are created, and removed again when the
+// write fails. Commit extends this to several files: every new content is
+// staged in a temporary file first, then the renames run, and a failure
+// rolls back the files already changed.
+package files

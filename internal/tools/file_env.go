@@ -1,0 +1,150 @@
+package tools
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"strings"
+
+	"steerable.dev/sidecar/internal/files"
+	"steerable.dev/sidecar/internal/readstate"
+	"steerable.dev/sidecar/protocol"
+)
+
+// fileEnv is what the file tools (read_file, write_file, edit_file,
+// apply_patch) share: the workspace, the session's read state and the
+// limits. Every tool resolves paths through it, holds the read-state lock
+// of each path from its version check to its state update, and maps file
+// errors to follow-up results that say what to do.
+type fileEnv struct {
+	ws          *files.Workspace
+	state       *readstate.Store
+	requireRead bool
+	maxBytes    int64
+}
+
+func newFileEnv(d Deps) fileEnv {
+	return fileEnv{ws: d.Files, state: d.ReadState, requireRead: d.RequireReadBeforeWrite, maxBytes: d.FileMaxBytes}
+}
+
+// maxDiffChars bounds the diff a result carries; the file itself is
+// written whole.
+const maxDiffChars = 100_000
+
+// versionSchema is the JSON Schema of a version token.
+const versionSchema = `{"type":"string","pattern":"^[0-9a-f]{64}$","description":"the version read_file (or your last write) reported; the write is refused as a conflict if the file is no longer at this version"}`
+
+// resolve turns the model's path into the real path, or a follow-up.
+func (e fileEnv) resolve(p string) (string, *protocol.ToolResult) {
+	abs, err := e.ws.Resolve(p)
+	if err != nil {
+		r := Followup("%v", err)
+		return "", &r
+	}
+	return abs, nil
+}
+
+// onDisk is a file's state under its lock.
+type onDisk struct {
+	exists  bool
+	version string
+	content []byte // when loaded
+	mode    fs.FileMode
+}
+
+// load reads a file whole (edit_file, apply_patch updates), refusing one
+// over the size limit or one that is not text.
+func (e fileEnv) load(abs string) (onDisk, *protocol.ToolResult) {
+	b, fi, err := e.ws.ReadFile(abs, e.maxBytes)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return onDisk{}, nil
+	case err != nil:
+		return onDisk{}, fileFailure(abs, err)
+	}
+	var nt *files.NotTextError
+	if errors.As(files.CheckText(b), &nt) {
+		r := notText(abs, nt, int64(len(b)))
+		return onDisk{}, &r
+	}
+	return onDisk{exists: true, version: readstate.Of(b), content: b, mode: fi.Mode()}, nil
+}
+
+// hash finds a file's version without holding it in memory (write_file,
+// apply_patch deletes); a cancelled call stops it.
+func (e fileEnv) hash(ctx context.Context, abs string) (onDisk, *protocol.ToolResult) {
+	f, fi, err := e.ws.OpenRead(abs)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return onDisk{}, nil
+	case err != nil:
+		return onDisk{}, fileFailure(abs, err)
+	}
+	defer f.Close()
+	v, err := readstate.OfReader(files.WithContext(ctx, f))
+	if err != nil {
+		return onDisk{}, fileFailure(abs, err)
+	}
+	return onDisk{exists: true, version: v, mode: fi.Mode()}, nil
+}
+
+// checkSize refuses a result over the size limit.
+func (e fileEnv) checkSize(abs, content string) *protocol.ToolResult {
+	if int64(len(content)) <= e.maxBytes {
+		return nil
+	}
+	r := Followup("%s would be %d bytes, over the %d-byte limit (STEERABLE_FILE_MAX_BYTES)", abs, len(content), e.maxBytes)
+	return &r
+}
+
+// fileFailure maps a file-system error to a follow-up naming the fix.
+func fileFailure(abs string, err error) *protocol.ToolResult {
+	var r protocol.ToolResult
+	switch {
+	case errors.Is(err, files.ErrNotRegular), errors.Is(err, files.ErrTooLarge), errors.Is(err, files.ErrEscapes):
+		r = Followup("%v", err)
+	case errors.Is(err, fs.ErrPermission):
+		r = Followup("%s: permission denied; the sidecar cannot access it, so pick another path or change its permissions with bash", abs)
+	default:
+		r = Followup("%s: %v; check the path, or inspect it with bash", abs, err)
+	}
+	r.Data = map[string]any{"path": abs}
+	return &r
+}
+
+// notText refuses binary content; no version is recorded.
+func notText(abs string, nt *files.NotTextError, size int64) protocol.ToolResult {
+	r := Followup("%s is not a text file (%s, %d bytes, %s): the file tools handle UTF-8 text only; inspect or change it with bash (file, xxd, a script)", abs, nt.Type, size, nt.Reason)
+	r.Data = map[string]any{"path": abs, "bytes": size, "type": nt.Type}
+	return r
+}
+
+// diffLabels name the two sides of a diff git-style (a/rel, b/rel) for
+// files in the workspace, by absolute path otherwise.
+func (e fileEnv) diffLabels(from, to string) (string, string) {
+	label := func(prefix, abs string) string {
+		if rel := e.ws.Rel(abs); rel != abs {
+			return prefix + rel
+		}
+		return abs
+	}
+	return label("a/", from), label("b/", to)
+}
+
+// clipDiff bounds a diff at maxDiffChars, cutting at a line start.
+func clipDiff(d string) string {
+	if len(d) <= maxDiffChars {
+		return d
+	}
+	cut := strings.LastIndexByte(d[:maxDiffChars], '\n') + 1
+	return d[:cut] + fmt.Sprintf("...[diff truncated: %d more bytes]...\n", len(d)-cut)
+}
+
+// plural is "1 edit", "2 edits".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
