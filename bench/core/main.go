@@ -76,10 +76,15 @@ func main() {
 	fmt.Printf("ratio %.0f%% of the echo loop; target ≥ 50%%: %s\n\n", 100*ours/theirs, verdict(ours >= theirs/2))
 	ec.stop()
 
-	sc.sequential(1, `"method":"tool.list","params":{"view":"model"}`)
-	time.Sleep(300 * time.Millisecond)
-	rss := rssKiB(sc.cmd.Process.Pid)
 	sc.stop()
+
+	// Idle memory of a fresh process: start, list the tools, settle.
+	idle := start(side())
+	idle.awaitNotification("lifecycle.ready")
+	idle.sequential(1, `"method":"tool.list","params":{"view":"model"}`)
+	time.Sleep(500 * time.Millisecond)
+	rss := rssKiB(idle.cmd.Process.Pid)
+	idle.stop()
 	fmt.Printf("%-44s %12s\n", "idle RSS after tool.list", "MiB")
 	fmt.Printf("%-44s %12.1f\n", "steerable-sidecar (target ≤ 15 MiB)", float64(rss)/1024)
 	if *mcp != "" {
@@ -95,47 +100,50 @@ func main() {
 	fmt.Printf("target: %s\n", verdict(rss <= 15*1024))
 }
 
-// spawnTimes starts a fresh process runs times and measures the time until
-// ready returns.
-func spawnTimes(runs int, mk func() *exec.Cmd, ready func(*exec.Cmd) error) []time.Duration {
+// spawnTimes starts a fresh process runs times and collects the time from
+// the start to the moment ready reports (the process is stopped after the
+// clock is read).
+func spawnTimes(runs int, mk func() *exec.Cmd, ready func(*exec.Cmd) (time.Duration, error)) []time.Duration {
 	var out []time.Duration
 	for i := 0; i < runs; i++ {
-		cmd := mk()
-		t0 := time.Now()
-		if err := ready(cmd); err != nil {
+		d, err := ready(mk())
+		if err != nil {
 			fmt.Fprintf(os.Stderr, "spawn: %v\n", err)
 			os.Exit(1)
 		}
-		out = append(out, time.Since(t0))
+		out = append(out, d)
 	}
 	return out
 }
 
-// stderrLine starts cmd and returns once a stderr line has the prefix.
-func stderrLine(prefix string) func(*exec.Cmd) error {
-	return func(cmd *exec.Cmd) error {
+// stderrLine starts cmd and measures until a stderr line has the prefix.
+func stderrLine(prefix string) func(*exec.Cmd) (time.Duration, error) {
+	return func(cmd *exec.Cmd) (time.Duration, error) {
 		stdin, _ := cmd.StdinPipe()
 		stderr, _ := cmd.StderrPipe()
+		t0 := time.Now()
 		if err := cmd.Start(); err != nil {
-			return err
+			return 0, err
 		}
 		defer func() { stdin.Close(); io.Copy(io.Discard, stderr); cmd.Wait() }()
 		sc := bufio.NewScanner(stderr)
 		sc.Buffer(nil, 1<<20)
 		for sc.Scan() {
 			if strings.HasPrefix(sc.Text(), prefix) {
-				return nil
+				return time.Since(t0), nil
 			}
 		}
-		return fmt.Errorf("%s: no %q line", cmd.Path, prefix)
+		return 0, fmt.Errorf("%s: no %q line", cmd.Path, prefix)
 	}
 }
 
-func initializeReply(cmd *exec.Cmd) error {
+// initializeReply measures from the start to the MCP initialize reply.
+func initializeReply(cmd *exec.Cmd) (time.Duration, error) {
+	t0 := time.Now()
 	p := start(cmd)
 	defer p.stop()
 	p.sequential(1, `"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"bench","version":"1"}}`)
-	return nil
+	return time.Since(t0), nil
 }
 
 // proc is a process driven over newline-delimited JSON-RPC.

@@ -55,6 +55,12 @@ func serveCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	stopSignals := onSignals(func() { srv.ShutdownNow(rpc.ReasonSignal) })
 	defer stopSignals()
+	if in, ok := stdin.(*os.File); ok {
+		stdin = pollable(in)
+	}
+	if out, ok := stdout.(*os.File); ok {
+		stdout = pollable(out)
+	}
 	srv.Serve(stdin, stdout)
 	return exitOK
 }

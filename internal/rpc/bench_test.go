@@ -55,3 +55,28 @@ func BenchmarkPingPipelined(b *testing.B) {
 	inW.Close()
 	io.Copy(io.Discard, r)
 }
+
+// BenchmarkPingSequential measures one system.ping round trip at a time.
+func BenchmarkPingSequential(b *testing.B) {
+	reg := tools.NewRegistry()
+	srv, err := NewServer(Options{Version: "b", MaxFrameBytes: 1 << 20, MaxInflight: 64, ShutdownGrace: time.Second, Log: zerolog.Nop()},
+		Services{Registry: reg, Dispatcher: tools.NewDispatcher(reg, nil, zerolog.Nop())}, NewPeer(zerolog.Nop()))
+	if err != nil {
+		b.Fatal(err)
+	}
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	go func() { srv.Serve(inR, outW); outW.Close() }()
+	r := bufio.NewReaderSize(outR, 1<<20)
+	r.ReadString('\n') // lifecycle.ready
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		io.WriteString(inW, `{"jsonrpc":"2.0","id":`+strconv.Itoa(i+1)+`,"method":"system.ping"}`+"\n")
+		if _, err := r.ReadString('\n'); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.StopTimer()
+	inW.Close()
+	io.Copy(io.Discard, r)
+}
