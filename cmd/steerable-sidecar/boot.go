@@ -176,7 +176,7 @@ func (a *app) buildTools(host tools.Host) error {
 		return err
 	}
 	deps := tools.Deps{Workspace: a.cfg.Workspace, Host: host, Log: a.log, Registry: a.registry,
-		WorkspaceConfine: a.cfg.WorkspaceConfine, Sandbox: a.sandbox,
+		Sandbox:          a.sandbox,
 		BashMaxTimeoutMs: a.cfg.BashMaxTimeoutMs, BashMaxOutputBytes: a.cfg.BashMaxOutputBytes,
 		Files: a.files, ReadState: a.readState, RequireReadBeforeWrite: a.cfg.RequireReadBeforeWrite, FileMaxBytes: a.cfg.FileMaxBytes}
 	a.wireAskUser(&deps)

@@ -7,10 +7,10 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"time"
 
+	"steerable.dev/sidecar/internal/files"
 	"steerable.dev/sidecar/internal/sandbox"
 	"steerable.dev/sidecar/protocol"
 )
@@ -63,7 +63,7 @@ func runBash(ctx context.Context, d Deps, shell string, call Call, a bashArgs) p
 	if strings.TrimSpace(a.Command) == "" {
 		return Followup("command is empty; pass the shell command to run")
 	}
-	dir, err := bashDir(d.Workspace, a.Cwd, d.WorkspaceConfine)
+	dir, err := bashDir(d.Files, a.Cwd)
 	if err != nil {
 		return Followup("%v", err)
 	}
@@ -95,27 +95,20 @@ func bashTimeout(ms *int64, ceiling int) (time.Duration, *protocol.ToolResult) {
 	return time.Duration(*ms) * time.Millisecond, nil
 }
 
-// bashDir resolves cwd against the workspace; with confinement on it must
-// stay inside after symlinks are resolved.
-func bashDir(workspace, cwd string, confine bool) (string, error) {
+// bashDir resolves cwd like every path the model passes (files.Resolve:
+// symlinks resolved, confined to the workspace) and requires a directory.
+func bashDir(ws *files.Workspace, cwd string) (string, error) {
 	if cwd == "" {
-		return workspace, nil
+		return ws.Dir(), nil
 	}
-	p := cwd
-	if !filepath.IsAbs(p) {
-		p = filepath.Join(workspace, p)
-	}
-	real, err := filepath.EvalSymlinks(p)
+	dir, err := ws.Resolve(cwd)
 	if err != nil {
-		return "", fmt.Errorf("cwd %q does not exist; pass an existing directory inside the workspace %s", cwd, workspace)
+		return "", fmt.Errorf("cwd: %w", err)
 	}
-	if fi, err := os.Stat(real); err != nil || !fi.IsDir() {
-		return "", fmt.Errorf("cwd %q is not a directory; pass a directory inside the workspace %s", cwd, workspace)
+	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		return "", fmt.Errorf("cwd %q is not an existing directory; pass a directory inside the workspace %s", cwd, ws.Dir())
 	}
-	if rel, err := filepath.Rel(workspace, real); confine && (err != nil || rel == ".." || strings.HasPrefix(rel, "../")) {
-		return "", fmt.Errorf("cwd %q escapes the workspace %s; pass a directory inside it", cwd, workspace)
-	}
-	return real, nil
+	return dir, nil
 }
 
 func bashResult(res sandbox.Result, timeout time.Duration, ceiling int, info sandbox.Info) protocol.ToolResult {

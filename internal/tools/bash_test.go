@@ -13,6 +13,7 @@ import (
 	"github.com/rs/zerolog"
 	"go.uber.org/goleak"
 
+	"steerable.dev/sidecar/internal/files"
 	"steerable.dev/sidecar/internal/sandbox"
 	"steerable.dev/sidecar/protocol"
 )
@@ -45,7 +46,12 @@ func bashDeps(t *testing.T, host Host, require bool, choice string) Deps {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { sb.Close() })
-	return Deps{Workspace: ws, Host: host, Log: zerolog.Nop(), WorkspaceConfine: true, Sandbox: sb,
+	fw, err := files.Open(ws, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { fw.Close() })
+	return Deps{Workspace: ws, Host: host, Log: zerolog.Nop(), Files: fw, Sandbox: sb,
 		BashMaxTimeoutMs: 10000, BashMaxOutputBytes: 4096}
 }
 

@@ -18,8 +18,6 @@ type Deps struct {
 	Host      Host
 	Log       zerolog.Logger
 
-	// WorkspaceConfine refuses paths (bash's cwd) outside the workspace.
-	WorkspaceConfine bool
 	// Sandbox runs bash (and later run_code); nil leaves bash out.
 	Sandbox            *sandbox.Sandbox
 	BashMaxTimeoutMs   int
@@ -45,7 +43,7 @@ type Deps struct {
 // that builds its list from tool.list never advertises a broken tool.
 func Builtins(d Deps) []Tool {
 	var out []Tool
-	if d.Sandbox != nil {
+	if d.Sandbox != nil && d.Files != nil {
 		out = append(out, newBash(d))
 	}
 	if d.Registry != nil {
