@@ -43,14 +43,14 @@
 //     best-effort downgrade), and with the network off a seccomp filter that
 //     refuses every non-AF_UNIX socket and io_uring (Landlock handles TCP
 //     from ABI 4 and UDP only from ABI 10, raw sockets never); it empties
-//     the capability bounding set, then execs the target. Full from ABI 3
-//     where the seccomp filter exists (amd64, arm64); partial otherwise.
-//     Landlock also confines signals and abstract UNIX sockets to the
-//     sandbox (ABI 6). Landlock has no right for metadata: chmod, chown,
-//     utimes and xattrs on files outside the roots that the user owns still
-//     succeed (for a root sidecar, every root-owned file). "Full" means every
-//     rule Landlock can express holds; bwrap's read-only mount also stops
-//     those, which is one reason auto prefers it.
+//     the capability bounding set, then execs the target. Landlock also
+//     confines signals and abstract UNIX sockets to the sandbox (ABI 6).
+//     Enforcement is always reported partial: Landlock has no right for
+//     metadata, so chmod, chown, utimes and xattrs on files outside the
+//     roots that the user owns still succeed (for a root sidecar, every
+//     root-owned file), and "write only the roots" does not fully hold.
+//     bwrap's read-only mount stops those, which is one reason auto prefers
+//     it.
 //   - seatbelt: macOS sandbox-exec with a generated profile that allows by
 //     default and denies file writes outside the roots and, with the
 //     network off, all network operations. Full for the policy.

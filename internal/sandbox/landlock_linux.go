@@ -73,9 +73,9 @@ func (l Landlock) Enforcement(p Policy) Enforcement {
 	if l.ABI < 1 {
 		return EnforcementNone
 	}
-	if l.ABI >= 3 && (p.Network || seccompSupported) {
-		return EnforcementFull
-	}
+	// Never full: Landlock has no right for metadata, so chmod, chown,
+	// utimes and xattr changes outside the writable roots still succeed,
+	// and the policy says "write only the roots".
 	return EnforcementPartial
 }
 
