@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strconv"
 	"strings"
 	"sync"
@@ -109,7 +110,7 @@ func (s *stream) ReadObject(v any) error {
 			s.reject(&frameError{nullID, protocol.CodeInvalidRequest, errBadHeader.Error()})
 			continue
 		case err != nil:
-			if !errors.Is(err, io.EOF) {
+			if !errors.Is(err, io.EOF) && !errors.Is(err, os.ErrClosed) && !errors.Is(err, io.ErrClosedPipe) {
 				s.log.Warn().Err(err).Msg("reading stdin failed; treating it as end of input")
 			}
 			s.eofOnce.Do(func() { close(s.eof) })
