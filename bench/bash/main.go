@@ -6,17 +6,16 @@
 package main
 
 import (
-	"bufio"
 	"encoding/json"
 	"flag"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strings"
 	"time"
+
+	"steerable.dev/sidecar/bench/internal/benchkit"
 )
 
 type refFlag []string
@@ -35,7 +34,7 @@ func main() {
 		*bin = abs
 	}
 	bareRuns := timeRuns(*runs, func() error { return exec.Command("bash", "-c", "true").Run() })
-	bare := median(bareRuns)
+	bare := benchkit.Median(bareRuns)
 	fmt.Printf("%-34s %10s %10s %10s %10s  %s\n", "bash -c true", "median", "p10", "p90", "overhead", "target")
 	row("bare bash -c true", bareRuns, 0, 0)
 	targets := map[string]time.Duration{"landlock": 5 * time.Millisecond, "bwrap": 15 * time.Millisecond}
@@ -78,19 +77,17 @@ func row(name string, ds []time.Duration, bare, target time.Duration) {
 		fmt.Printf("%-34s MISS (a run failed)\n", name)
 		return
 	}
-	m := median(ds)
+	m := benchkit.Median(ds)
 	over := "-"
 	if bare > 0 {
-		over = ms(m - bare)
+		over = benchkit.Millis(m - bare)
 	}
 	verdict := ""
 	if target > 0 {
-		verdict = "≤ " + ms(target) + ": ok"
-		if m-bare > target {
-			verdict = "≤ " + ms(target) + ": MISS"
-		}
+		verdict = "≤ " + benchkit.Millis(target) + ": " + benchkit.Verdict(m-bare <= target)
 	}
-	fmt.Printf("%-34s %10s %10s %10s %10s  %s\n", name, ms(m), ms(pct(ds, 10)), ms(pct(ds, 90)), over, verdict)
+	p10, p90 := benchkit.Percentile(ds, 10), benchkit.Percentile(ds, 90)
+	fmt.Printf("%-34s %10s %10s %10s %10s  %s\n", name, benchkit.Millis(m), benchkit.Millis(p10), benchkit.Millis(p90), over, verdict)
 }
 
 // throughput times one call printing 100 MB through the capture path.
@@ -110,12 +107,8 @@ func throughput(bin string) {
 		return
 	}
 	mbs := float64(size) / (1 << 20) / d.Seconds()
-	verdict := "ok"
-	if mbs < 200 {
-		verdict = "MISS"
-	}
 	fmt.Printf("\ncapture throughput (100 MB through bash under %s): %.0f MB/s in %s, result %d bytes, target ≥ 200 MB/s: %s\n",
-		s.backend(), mbs, ms(d), len(res), verdict)
+		s.backend(), mbs, benchkit.Millis(d), len(res), benchkit.Verdict(mbs >= 200))
 }
 
 func timeRuns(n int, f func() error) []time.Duration {
@@ -130,50 +123,42 @@ func timeRuns(n int, f func() error) []time.Duration {
 	return ds
 }
 
-func median(ds []time.Duration) time.Duration { return pct(ds, 50) }
-
-func pct(ds []time.Duration, p int) time.Duration {
-	if len(ds) == 0 {
-		return 0
-	}
-	s := slices.Clone(ds)
-	slices.Sort(s)
-	return s[(len(s)-1)*p/100]
-}
-
-func ms(d time.Duration) string { return fmt.Sprintf("%.2f ms", float64(d.Microseconds())/1000) }
-
-// sidecar is a live `serve` process driven over stdio.
+// sidecar is a live `serve` process driven over stdio, in a scratch
+// directory of its own.
 type sidecar struct {
-	cmd   *exec.Cmd
-	in    io.WriteCloser
-	out   *bufio.Reader
-	seq   int
-	ready map[string]any
+	p      *benchkit.Proc
+	dir    string
+	health map[string]any // the system.ping result taken at the start
 }
 
 func startSidecar(bin, backend string) (*sidecar, error) {
-	cmd := exec.Command(bin, "--quiet-ready", "--log-level", "error")
-	cmd.Env = append(os.Environ(), "STEERABLE_SANDBOX="+backend)
-	cmd.Dir, _ = os.MkdirTemp("", "bench-bash-")
-	in, _ := cmd.StdinPipe()
-	out, _ := cmd.StdoutPipe()
-	if err := cmd.Start(); err != nil {
+	dir, err := os.MkdirTemp("", "bench-bash-")
+	if err != nil {
 		return nil, err
 	}
-	s := &sidecar{cmd: cmd, in: in, out: bufio.NewReaderSize(out, 1<<20)}
-	var h map[string]any
-	if err := s.rpc("system.ping", `{}`, &h); err != nil {
+	cmd := exec.Command(bin, "--quiet-ready", "--log-level", "error")
+	cmd.Env = append(os.Environ(), "STEERABLE_SANDBOX="+backend)
+	cmd.Dir = dir
+	p, err := benchkit.Start(cmd)
+	if err != nil {
+		os.RemoveAll(dir)
+		return nil, err
+	}
+	s := &sidecar{p: p, dir: dir}
+	raw, err := p.Call("system.ping", map[string]any{})
+	if err == nil {
+		err = json.Unmarshal(raw, &s.health)
+	}
+	if err != nil {
 		s.close()
 		return nil, err
 	}
-	s.ready = h
 	return s, nil
 }
 
 // backend is the backend the sidecar reports in checks.sandbox.
 func (s *sidecar) backend() string {
-	checks, _ := s.ready["checks"].(map[string]any)
+	checks, _ := s.health["checks"].(map[string]any)
 	sb, _ := checks["sandbox"].(map[string]any)
 	msg, _ := sb["message"].(string)
 	f := strings.Fields(strings.TrimPrefix(msg, "commands run unconfined; "))
@@ -183,50 +168,22 @@ func (s *sidecar) backend() string {
 	return "?"
 }
 
+// call runs the bash tool with args (a JSON object) and returns its stdout.
 func (s *sidecar) call(args string) (string, error) {
-	var res struct {
-		Success bool   `json:"success"`
-		Error   string `json:"error"`
-		Data    struct {
-			Stdout string `json:"stdout"`
-		} `json:"data"`
-	}
-	if err := s.rpc("tool.invoke", `{"name":"bash","arguments":`+args+`}`, &res); err != nil {
+	raw, err := s.p.Invoke("bash", json.RawMessage(args))
+	if err != nil {
 		return "", err
 	}
-	if !res.Success {
-		return "", fmt.Errorf("bash failed: %s", res.Error)
+	var data struct {
+		Stdout string `json:"stdout"`
 	}
-	return res.Data.Stdout, nil
-}
-
-// rpc sends one request and reads frames until its reply (notifications
-// are skipped).
-func (s *sidecar) rpc(method, params string, result any) error {
-	s.seq++
-	fmt.Fprintf(s.in, `{"jsonrpc":"2.0","id":%d,"method":%q,"params":%s}`+"\n", s.seq, method, params)
-	for {
-		line, err := s.out.ReadBytes('\n')
-		if err != nil {
-			return err
-		}
-		var f struct {
-			ID     *int            `json:"id"`
-			Result json.RawMessage `json:"result"`
-			Error  json.RawMessage `json:"error"`
-		}
-		if json.Unmarshal(line, &f) != nil || f.ID == nil || *f.ID != s.seq {
-			continue
-		}
-		if f.Error != nil {
-			return fmt.Errorf("%s: %s", method, f.Error)
-		}
-		return json.Unmarshal(f.Result, result)
+	if err := json.Unmarshal(raw, &data); err != nil {
+		return "", err
 	}
+	return data.Stdout, nil
 }
 
 func (s *sidecar) close() {
-	s.in.Close()
-	s.cmd.Wait()
-	os.RemoveAll(s.cmd.Dir)
+	s.p.Close()
+	os.RemoveAll(s.dir)
 }

@@ -1,8 +1,9 @@
 // Command files measures the file tools for `make bench` (section
 // 30-files): read_file of a 1 GiB file against sha256sum, edit_file on a
 // 10 MiB file, and write_file/read_file round trips against the reference
-// MCP filesystem server, both driven by the same JSON-RPC client. It prints
-// one table; a missed target reads MISS and never fails the run.
+// MCP filesystem server, both driven by the same JSON-RPC client (package
+// benchkit). It prints one table; a missed target reads MISS and never fails
+// the run.
 package main
 
 import (
@@ -55,13 +56,6 @@ func printTable(rows []row) {
 	for _, r := range rows {
 		fmt.Printf("%-38s %-26s %-26s %-8s %-10s %s\n", r.metric, r.ours, r.reference, r.ratio, r.target, r.verdict)
 	}
-}
-
-func verdict(ok bool) string {
-	if ok {
-		return "ok"
-	}
-	return "MISS"
 }
 
 // cleanup removes the scratch directory; fail runs it too.

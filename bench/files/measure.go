@@ -6,20 +6,25 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sort"
 	"strings"
 	"time"
+
+	"steerable.dev/sidecar/bench/internal/benchkit"
 )
 
-// median and spread (min–max) of durations.
+// stats is the median and the spread (min–max) of durations.
 func stats(d []time.Duration) (med, lo, hi time.Duration) {
-	s := append([]time.Duration(nil), d...)
-	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
-	return s[len(s)/2], s[0], s[len(s)-1]
+	lo, hi = benchkit.Range(d)
+	return benchkit.Median(d), lo, hi
 }
 
-func sidecar(bin, dir string) (*client, error) {
-	return start(bin, []string{"--quiet-ready", "--log-level", "error", "--cwd", dir}, dir, true)
+// sidecar starts the binary serving dir; its stderr is ours (it logs only
+// errors).
+func sidecar(bin, dir string) (*benchkit.Proc, error) {
+	cmd := exec.Command(bin, "--quiet-ready", "--log-level", "error", "--cwd", dir)
+	cmd.Dir = dir
+	cmd.Stderr = os.Stderr
+	return benchkit.Start(cmd)
 }
 
 // makeText writes size bytes of uniquely numbered text lines to path.
@@ -63,23 +68,26 @@ func benchBigRead(bin, dir string, size int64) []row {
 	if err != nil {
 		fail(err)
 	}
-	defer c.close()
+	defer c.Close()
 	for range 3 {
 		t := time.Now()
-		if _, err := c.sidecarTool("read_file", map[string]any{"path": "big.txt"}); err != nil {
+		if _, err := c.Invoke("read_file", map[string]any{"path": "big.txt"}); err != nil {
 			fail(err)
 		}
 		ours = append(ours, time.Since(t))
 	}
-	rss := c.peakRSS()
+	rss, err := benchkit.PeakRSS(c.Pid())
+	if err != nil {
+		rss = -1
+	}
 	om, olo, ohi := stats(ours)
 	rm, rlo, rhi := stats(ref)
 	ratio := float64(om) / float64(rm)
 	gib := float64(size) / (1 << 30)
 	return []row{
 		{fmt.Sprintf("read_file %.2g GiB (s, median of 3)", gib), fmt.Sprintf("%.2f (%.2f-%.2f)", om.Seconds(), olo.Seconds(), ohi.Seconds()),
-			fmt.Sprintf("sha256sum %.2f (%.2f-%.2f)", rm.Seconds(), rlo.Seconds(), rhi.Seconds()), fmt.Sprintf("%.2fx", ratio), "<= 1.5x", verdict(ratio <= 1.5)},
-		{"  sidecar peak RSS (VmHWM)", fmt.Sprintf("%.1f MiB", float64(rss)/(1<<20)), "-", "-", "< 64 MiB", verdict(rss > 0 && rss < 64<<20)},
+			fmt.Sprintf("sha256sum %.2f (%.2f-%.2f)", rm.Seconds(), rlo.Seconds(), rhi.Seconds()), fmt.Sprintf("%.2fx", ratio), "<= 1.5x", benchkit.Verdict(ratio <= 1.5)},
+		{"  sidecar peak RSS (VmHWM)", fmt.Sprintf("%.1f MiB", float64(rss)/(1<<20)), "-", "-", "< 64 MiB", benchkit.Verdict(rss > 0 && rss < 64<<20)},
 	}
 }
 
@@ -95,15 +103,15 @@ func benchEdit(bin, dir string) row {
 	if err != nil {
 		fail(err)
 	}
-	defer c.close()
-	if _, err := c.sidecarTool("read_file", map[string]any{"path": "ten.txt"}); err != nil {
+	defer c.Close()
+	if _, err := c.Invoke("read_file", map[string]any{"path": "ten.txt"}); err != nil {
 		fail(err)
 	}
 	var d []time.Duration
 	from, to := marker, strings.ToUpper(marker)
 	for range 21 {
 		t := time.Now()
-		_, err := c.sidecarTool("edit_file", map[string]any{"path": "ten.txt", "edits": []any{map[string]any{"oldText": from, "newText": to}}})
+		_, err := c.Invoke("edit_file", map[string]any{"path": "ten.txt", "edits": []any{map[string]any{"oldText": from, "newText": to}}})
 		if err != nil {
 			fail(err)
 		}
@@ -111,7 +119,7 @@ func benchEdit(bin, dir string) row {
 		from, to = to, from
 	}
 	med, lo, hi := stats(d)
-	return row{"edit_file 10 MiB (ms, median of 21)", fmt.Sprintf("%.1f (%.1f-%.1f)", ms(med), ms(lo), ms(hi)), "-", "-", "< 100 ms", verdict(med < 100*time.Millisecond)}
+	return row{"edit_file 10 MiB (ms, median of 21)", fmt.Sprintf("%.1f (%.1f-%.1f)", ms(med), ms(lo), ms(hi)), "-", "-", "< 100 ms", benchkit.Verdict(med < 100*time.Millisecond)}
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }

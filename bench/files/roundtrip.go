@@ -2,10 +2,13 @@ package main
 
 import (
 	"fmt"
+	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
 	"time"
+
+	"steerable.dev/sidecar/bench/internal/benchkit"
 )
 
 // roundTripWindow is how long each of the three runs writes and reads.
@@ -23,13 +26,13 @@ func benchRoundTrips(bin, mcp, dir string) row {
 	}
 	ours := rate(func(i int) error {
 		p := fmt.Sprintf("%s/f%d.txt", ws, i%16)
-		if _, err := c.sidecarTool("write_file", map[string]any{"path": p, "content": content}); err != nil {
+		if _, err := c.Invoke("write_file", map[string]any{"path": p, "content": content}); err != nil {
 			return err
 		}
-		_, err := c.sidecarTool("read_file", map[string]any{"path": p})
+		_, err := c.Invoke("read_file", map[string]any{"path": p})
 		return err
 	})
-	c.close()
+	c.Close()
 	r := row{metric: "write_file+read_file round trips /s", ours: fmt.Sprintf("%.0f", ours), reference: "not installed (npm)", ratio: "-", target: "-", verdict: ""}
 	if mcp == "" {
 		return r
@@ -45,27 +48,25 @@ func benchRoundTrips(bin, mcp, dir string) row {
 }
 
 func mcpRate(mcp, dir, ws, content string) (float64, error) {
-	c, err := start("node", []string{mcp, dir}, dir, false)
+	cmd := exec.Command("node", mcp, dir) // its stderr chats: discarded
+	cmd.Dir = dir
+	c, err := benchkit.Start(cmd)
 	if err != nil {
 		return 0, err
 	}
-	defer c.close()
-	if _, err := c.call("initialize", map[string]any{"protocolVersion": "2025-06-18", "capabilities": map[string]any{},
-		"clientInfo": map[string]any{"name": "bench", "version": "1"}}); err != nil {
+	defer c.Close()
+	if err := c.MCPHandshake(); err != nil {
 		return 0, err
 	}
-	if err := c.notify("notifications/initialized", map[string]any{}); err != nil {
-		return 0, err
-	}
-	if err := c.mcpTool("create_directory", map[string]any{"path": ws}); err != nil {
+	if err := c.MCPTool("create_directory", map[string]any{"path": ws}); err != nil {
 		return 0, err
 	}
 	return rate(func(i int) error {
 		p := fmt.Sprintf("%s/f%d.txt", ws, i%16)
-		if err := c.mcpTool("write_file", map[string]any{"path": p, "content": content}); err != nil {
+		if err := c.MCPTool("write_file", map[string]any{"path": p, "content": content}); err != nil {
 			return err
 		}
-		return c.mcpTool("read_text_file", map[string]any{"path": p})
+		return c.MCPTool("read_text_file", map[string]any{"path": p})
 	}), nil
 }
 

@@ -12,11 +12,11 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
 
+	"steerable.dev/sidecar/bench/internal/benchkit"
 	"steerable.dev/sidecar/internal/search"
 	"steerable.dev/sidecar/internal/search/refbm25"
 )
@@ -55,7 +55,7 @@ func fmtDur(d time.Duration) string {
 	case d >= time.Second:
 		return fmt.Sprintf("%.2f s", d.Seconds())
 	case d >= time.Millisecond:
-		return fmt.Sprintf("%.2f ms", float64(d)/1e6)
+		return benchkit.Millis(d)
 	}
 	return fmt.Sprintf("%.1f µs", float64(d)/1e3)
 }
@@ -68,12 +68,6 @@ func verdict(got, ceiling time.Duration) string {
 	return "≤ " + fmtDur(ceiling) + " MISS"
 }
 
-// pct returns the p-th percentile of samples (sorted in place).
-func pct(samples []time.Duration, p float64) time.Duration {
-	slices.Sort(samples)
-	return samples[min(len(samples)-1, int(p*float64(len(samples))))]
-}
-
 func timeIt(fn func()) time.Duration {
 	start := time.Now()
 	fn()
@@ -82,8 +76,8 @@ func timeIt(fn func()) time.Duration {
 
 // spread is "median [min–max]" of repeated runs.
 func spread(samples []time.Duration) string {
-	slices.Sort(samples)
-	return fmt.Sprintf("median of %d [%s – %s]", len(samples), fmtDur(samples[0]), fmtDur(samples[len(samples)-1]))
+	lo, hi := benchkit.Range(samples)
+	return fmt.Sprintf("median of %d [%s – %s]", len(samples), fmtDur(lo), fmtDur(hi))
 }
 
 func inProcess(n int, docs []search.Doc) {
@@ -102,7 +96,7 @@ func inProcess(n int, docs []search.Doc) {
 		builds = append(builds, timeIt(func() { ix = search.NewIndex(an); ix.Apply(docs, nil) }))
 		refBuilds = append(refBuilds, timeIt(func() { corpus = refbm25.New(refDocs) }))
 	}
-	build, refBuild := pct(builds, 0.5), pct(refBuilds, 0.5)
+	build, refBuild := benchkit.Median(builds), benchkit.Median(refBuilds)
 	target := spread(builds)
 	if n == 1000 {
 		target = verdict(build, 200*time.Millisecond) + "  " + target
@@ -116,8 +110,8 @@ func inProcess(n int, docs []search.Doc) {
 		adds = append(adds, timeIt(func() { ix.Apply([]search.Doc{d}, nil) }))
 		removes = append(removes, timeIt(func() { ix.Apply(nil, []string{d.Name}) }))
 	}
-	row(n, "add one tool p50 (ref: rebuild)", pct(adds, 0.5), refBuild, "p99 "+fmtDur(pct(adds, 0.99)))
-	row(n, "remove one tool p50 (ref: rebuild)", pct(removes, 0.5), refBuild, "p99 "+fmtDur(pct(removes, 0.99)))
+	row(n, "add one tool p50 (ref: rebuild)", benchkit.Median(adds), refBuild, "p99 "+fmtDur(benchkit.Percentile(adds, 99)))
+	row(n, "remove one tool p50 (ref: rebuild)", benchkit.Median(removes), refBuild, "p99 "+fmtDur(benchkit.Percentile(removes, 99)))
 
 	qs := queries(300, uint64(n))
 	var ours, ref []time.Duration
@@ -125,29 +119,29 @@ func inProcess(n int, docs []search.Doc) {
 		ours = append(ours, timeIt(func() { ix.Search(q, search.DefaultLimit) }))
 		ref = append(ref, timeIt(func() { corpus.Rank(q, search.DefaultLimit) }))
 	}
-	row(n, "search p50 (in process)", pct(ours, 0.5), pct(ref, 0.5), "")
-	row(n, "search p99 (in process)", pct(ours, 0.99), pct(ref, 0.99), "")
+	row(n, "search p50 (in process)", benchkit.Median(ours), benchkit.Median(ref), "")
+	row(n, "search p99 (in process)", benchkit.Percentile(ours, 99), benchkit.Percentile(ref, 99), "")
 }
 
 func throughBinary(bin string, n int, docs []search.Doc) error {
-	s, err := spawn(bin)
+	s, _, err := spawn(bin)
 	if err != nil {
 		return err
 	}
-	defer s.close()
+	defer s.Close()
 	descs := make([]map[string]any, len(docs))
 	for i, d := range docs {
 		descs[i] = map[string]any{"name": d.Name, "description": d.Description, "parameters": map[string]any{"type": "object"}, "exposure": "deferred"}
 	}
 	var regErr error
-	reg := timeIt(func() { _, regErr = s.call("host_tools.register", map[string]any{"tools": descs}) })
+	reg := timeIt(func() { _, regErr = s.Call("host_tools.register", map[string]any{"tools": descs}) })
 	if regErr != nil {
 		return regErr
 	}
 	row(n, "host_tools.register (index not built)", reg, 0, "")
 	qs := queries(300, uint64(n)+1)
 	var firstErr error
-	first := timeIt(func() { firstErr = s.search(qs[0]) })
+	first := timeIt(func() { firstErr = toolSearch(s, qs[0]) })
 	if firstErr != nil {
 		return firstErr
 	}
@@ -155,7 +149,7 @@ func throughBinary(bin string, n int, docs []search.Doc) error {
 	var rts []time.Duration
 	for _, q := range qs {
 		var err error
-		rts = append(rts, timeIt(func() { err = s.search(q) }))
+		rts = append(rts, timeIt(func() { err = toolSearch(s, q) }))
 		if err != nil {
 			return err
 		}
@@ -169,14 +163,14 @@ func throughBinary(bin string, n int, docs []search.Doc) error {
 	for _, q := range qs {
 		ref = append(ref, timeIt(func() { corpus.Rank(q, search.DefaultLimit) }))
 	}
-	p50 := pct(rts, 0.5)
+	p50 := benchkit.Median(rts)
 	target := ""
 	if n == 1000 {
 		target = verdict(p50, time.Millisecond)
 	}
-	row(n, "tool_search p50 (tool.invoke round trip)", p50, pct(ref, 0.5), target)
-	row(n, "tool_search p99 (tool.invoke round trip)", pct(rts, 0.99), pct(ref, 0.99), "")
-	reg = timeIt(func() { _, regErr = s.call("host_tools.register", map[string]any{"tools": descs}) })
+	row(n, "tool_search p50 (tool.invoke round trip)", p50, benchkit.Median(ref), target)
+	row(n, "tool_search p99 (tool.invoke round trip)", benchkit.Percentile(rts, 99), benchkit.Percentile(ref, 99), "")
+	reg = timeIt(func() { _, regErr = s.Call("host_tools.register", map[string]any{"tools": descs}) })
 	row(n, "re-register all (index live, synchronous)", reg, 0, "")
 	return regErr
 }
@@ -191,27 +185,27 @@ func bootTimes(bin string) error {
 	}
 	var plain, loaded, regs []time.Duration
 	for range 9 {
-		s, err := spawn(bin)
+		s, ready, err := spawn(bin)
 		if err != nil {
 			return err
 		}
-		plain = append(plain, s.readyIn)
-		s.close()
-		s, err = spawn(bin)
+		plain = append(plain, ready)
+		s.Close()
+		s, ready, err = spawn(bin)
 		if err != nil {
 			return err
 		}
-		loaded = append(loaded, s.readyIn)
+		loaded = append(loaded, ready)
 		var regErr error
-		regs = append(regs, timeIt(func() { _, regErr = s.call("host_tools.register", map[string]any{"tools": descs}) }))
-		s.close()
+		regs = append(regs, timeIt(func() { _, regErr = s.Call("host_tools.register", map[string]any{"tools": descs}) }))
+		s.Close()
 		if regErr != nil {
 			return regErr
 		}
 	}
-	p, l := pct(plain, 0.5), pct(loaded, 0.5)
+	p, l := benchkit.Median(plain), benchkit.Median(loaded)
 	row("boot", "ready marker, 1000 host tools after boot", l, p, "ref: plain boot; "+spread(loaded))
-	row("boot", "ready + host_tools.register of 1000", l+pct(regs, 0.5), p, spread(regs)+" for the register")
+	row("boot", "ready + host_tools.register of 1000", l+benchkit.Median(regs), p, spread(regs)+" for the register")
 	initTime, err := bleveInit(bin)
 	if err != nil {
 		return err

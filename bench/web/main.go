@@ -17,12 +17,12 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
-	"sort"
 	"strings"
 	"time"
 
 	"github.com/rs/zerolog"
 
+	"steerable.dev/sidecar/bench/internal/benchkit"
 	"steerable.dev/sidecar/internal/web"
 	"steerable.dev/sidecar/internal/web/webtest"
 )
@@ -101,17 +101,14 @@ func benchFetch(f *web.Fetcher, srvURL string) {
 			plain, raw, md = append(plain, dPlain), append(raw, dRaw), append(md, dMD)
 		}
 	}
+	median, ms := benchkit.Median, benchkit.Millis
 	overhead := median(raw) - median(plain)
-	verdict := "ok"
-	if overhead > 2*time.Millisecond {
-		verdict = "MISS"
-	}
 	fmt.Printf("web_fetch of a 1 MiB page, %d rounds (median, p25–p75):\n", rounds)
-	fmt.Printf("  %-34s %10s  %s\n", "plain http.Get + ReadAll (ref)", ms(median(plain)), spread(plain))
-	fmt.Printf("  %-34s %10s  %s\n", "web_fetch format=raw", ms(median(raw)), spread(raw))
-	fmt.Printf("  %-34s %10s  %s\n", "web_fetch format=markdown", ms(median(md)), spread(md))
+	fmt.Printf("  %-34s %10s  %s\n", "plain http.Get + ReadAll (ref)", ms(median(plain)), quartiles(plain))
+	fmt.Printf("  %-34s %10s  %s\n", "web_fetch format=raw", ms(median(raw)), quartiles(raw))
+	fmt.Printf("  %-34s %10s  %s\n", "web_fetch format=markdown", ms(median(md)), quartiles(md))
 	fmt.Printf("  overhead raw − ref: %s (target ≤ 2 ms) %s; ratio %.2f; conversion adds %s\n",
-		ms(overhead), verdict, float64(median(raw))/float64(median(plain)), ms(median(md)-median(raw)))
+		ms(overhead), benchkit.Verdict(overhead <= 2*time.Millisecond), float64(median(raw))/float64(median(plain)), ms(median(md)-median(raw)))
 }
 
 func benchMarkdown(page string) {
@@ -122,9 +119,9 @@ func benchMarkdown(page string) {
 		runs = append(runs, time.Since(t0))
 	}
 	mbps := func(d time.Duration) float64 { return float64(len(page)) / 1e6 / d.Seconds() }
-	sort.Slice(runs, func(i, j int) bool { return runs[i] < runs[j] })
+	// The slowest quarter of the runs is the lowest quarter of the rates.
 	fmt.Printf("HTML→Markdown (html-to-markdown v2 on x/net/html), 1 MiB page, 15 runs: median %.1f MB/s (p25–p75 %.1f–%.1f MB/s)\n",
-		mbps(median(runs)), mbps(runs[len(runs)*3/4]), mbps(runs[len(runs)/4]))
+		mbps(benchkit.Median(runs)), mbps(benchkit.Percentile(runs, 75)), mbps(benchkit.Percentile(runs, 25)))
 }
 
 // benchMemory runs each probe in a child process, which reports its peak
@@ -148,12 +145,8 @@ func benchMemory(srvURL string) {
 			ref = rss
 			fmt.Printf("  %-34s %7.1f MB  %s\n", "io.ReadAll(LimitReader) (ref)", float64(rss)/1e6, note)
 		case "fetch":
-			verdict := "ok"
-			if float64(rss) > 2.5*ceiling {
-				verdict = "MISS"
-			}
 			fmt.Printf("  %-34s %7.1f MB  %s; %.2f× the cap, %.2f× ref (target ≤ 2.5× cap) %s\n",
-				"web_fetch format=raw", float64(rss)/1e6, note, float64(rss)/ceiling, float64(rss)/float64(ref), verdict)
+				"web_fetch format=raw", float64(rss)/1e6, note, float64(rss)/ceiling, float64(rss)/float64(ref), benchkit.Verdict(float64(rss) <= 2.5*ceiling))
 		}
 	}
 }
@@ -172,22 +165,9 @@ func probe(mode, srvURL string) int {
 		must(err)
 		fmt.Printf("read %d bytes, truncated=%v", p.Bytes, p.Truncated)
 	}
-	fmt.Printf("|%d", peakRSS())
-	return 0
-}
-
-// peakRSS is this process's high-water resident set, in bytes.
-func peakRSS() int64 {
-	status, err := os.ReadFile("/proc/self/status")
+	rss, err := benchkit.PeakRSS(os.Getpid())
 	must(err)
-	for _, line := range strings.Split(string(status), "\n") {
-		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
-			var kb int64
-			_, err := fmt.Sscan(strings.TrimSuffix(strings.TrimSpace(v), " kB"), &kb)
-			must(err)
-			return kb * 1024
-		}
-	}
+	fmt.Printf("|%d", rss)
 	return 0
 }
 
@@ -217,19 +197,10 @@ func makePage(n int) string {
 	return b.String()
 }
 
-func median(d []time.Duration) time.Duration {
-	s := append([]time.Duration(nil), d...)
-	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
-	return s[len(s)/2]
+// quartiles is "p25–p75" of d.
+func quartiles(d []time.Duration) string {
+	return benchkit.Millis(benchkit.Percentile(d, 25)) + "–" + benchkit.Millis(benchkit.Percentile(d, 75))
 }
-
-func spread(d []time.Duration) string {
-	s := append([]time.Duration(nil), d...)
-	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
-	return ms(s[len(s)/4]) + "–" + ms(s[len(s)*3/4])
-}
-
-func ms(d time.Duration) string { return fmt.Sprintf("%.2f ms", float64(d)/1e6) }
 
 func must(err error) {
 	if err != nil {
