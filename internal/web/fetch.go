@@ -79,6 +79,9 @@ func NewFetcher(cfg Config, n Net, log zerolog.Logger) (*Fetcher, error) {
 // Posture describes the egress posture, for checks.web.
 func (f *Fetcher) Posture() string { return f.egress.Describe() }
 
+// Policy is the domain policy in force, its lists canonical.
+func (f *Fetcher) Policy() Policy { return f.policy }
+
 // EgressProblem is the misconfiguration every call will report, if any.
 func (f *Fetcher) EgressProblem() error { return f.egress.check() }
 
