@@ -18,7 +18,9 @@
 //     minus its allocation of room for 1,024 tokens per call);
 //  3. token filter "steerable_identifier": each Han, Hiragana or Katakana
 //     character becomes its own token, and the rest is split at camelCase
-//     boundaries while digits stay with their run (v2, base64, HTTP2);
+//     boundaries while digits stay with their run (v2, base64, HTTP2); a
+//     piece that splits is also kept whole, before its parts (GitHub →
+//     GitHub, Git, Hub), since the same brand is one word in mcp__github__x;
 //  4. token filter "to_lower" (bleve's), then "steerable_sigma", which
 //     writes final sigma ς as σ so that ΟΔΟΣ, οδος and οδοσ are one term.
 //

@@ -29,35 +29,61 @@ type Hit struct {
 
 // Tokenize applies the contract's tokenisation rules: NFKC; runs of
 // letters, marks and decimal digits; each Han, Hiragana or Katakana
-// character alone; camelCase splits with digits staying in their run;
-// simple lowercase mapping; final sigma written as σ.
+// character alone; camelCase splits with digits staying in their run, a
+// piece that splits also kept whole before its parts; simple lowercase
+// mapping; final sigma written as σ.
 func Tokenize(text string) []string {
 	var out []string
-	var tok []rune
-	emit := func() {
-		if len(tok) > 0 {
-			out = append(out, lower(tok))
-			tok = tok[:0]
+	for _, piece := range pieces([]rune(norm.NFKC.String(text))) {
+		words := camelWords(piece)
+		if len(words) > 1 {
+			out = append(out, lower(piece))
+		}
+		for _, w := range words {
+			out = append(out, lower(w))
 		}
 	}
-	runes := []rune(norm.NFKC.String(text))
-	for i, r := range runes {
+	return out
+}
+
+// pieces cuts text at every character that is not a letter, mark or
+// decimal digit, and makes each Han, Hiragana or Katakana character a piece
+// of its own.
+func pieces(runes []rune) [][]rune {
+	var out [][]rune
+	var cur []rune
+	flush := func() {
+		if len(cur) > 0 {
+			out = append(out, cur)
+			cur = nil
+		}
+	}
+	for _, r := range runes {
 		switch {
 		case !(unicode.IsLetter(r) || unicode.IsMark(r) || unicode.IsDigit(r)):
-			emit()
+			flush()
 		case unicode.Is(unicode.Han, r) || unicode.Is(unicode.Hiragana, r) || unicode.Is(unicode.Katakana, r):
-			emit()
-			tok = append(tok, r)
-			emit()
+			flush()
+			out = append(out, []rune{r})
 		default:
-			if len(tok) > 0 && startsWord(tok[len(tok)-1], r, runes, i) {
-				emit()
-			}
-			tok = append(tok, r)
+			cur = append(cur, r)
 		}
 	}
-	emit()
+	flush()
 	return out
+}
+
+// camelWords splits one piece before every character that starts a word.
+func camelWords(piece []rune) [][]rune {
+	var out [][]rune
+	from := 0
+	for i := 1; i < len(piece); i++ {
+		if startsWord(piece[i-1], piece[i], piece, i) {
+			out = append(out, piece[from:i])
+			from = i
+		}
+	}
+	return append(out, piece[from:])
 }
 
 // startsWord: an uppercase letter after a lowercase letter or a digit, or
