@@ -66,8 +66,12 @@ func webFetchResult(p *web.Page) protocol.ToolResult {
 func webFetchFailure(url string, err error) protocol.ToolResult {
 	data := map[string]any{"url": url}
 	var re *web.RedirectError
-	if errors.As(err, &re) {
+	var se *web.StatusError
+	switch {
+	case errors.As(err, &re):
 		data["redirect_to"] = re.To
+	case errors.As(err, &se):
+		data["status"] = se.Status
 	}
 	return webFailure("web_fetch", err, data)
 }
