@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"os/exec"
 	"strings"
 	"time"
 
@@ -57,6 +58,7 @@ func (a *app) buildWeb(deps *tools.Deps, host tools.Host) error {
 		return nil
 	}
 	deps.WebFetcher, deps.WebSearcher = fetcher, searcher
+	deps.Downloader = downloader(exec.LookPath)
 	a.webFetcher = fetcher
 	a.checks["web"] = webCheck(cfg, fetcher, searchNote)
 	return nil
@@ -104,4 +106,20 @@ func webCheck(cfg web.Config, f *web.Fetcher, searchNote string) protocol.Check 
 			"; STEERABLE_WEB_ALLOWED_DOMAINS is empty, and the egress proxy cannot admit 'any public host', so fetches will be refused at the proxy"}
 	}
 	return protocol.Check{Status: protocol.CheckOK, Message: msg}
+}
+
+// downloaders are the command-line tools web_fetch's refusal of a binary
+// body may point bash at, in order of preference.
+var downloaders = []string{"curl", "wget", "python3"}
+
+// downloader is the first of downloaders on PATH, or "" (the slim Docker
+// image, for one, has python3 but neither curl nor wget). bash's children
+// get this PATH and see the same file system, read-only.
+func downloader(lookPath func(string) (string, error)) string {
+	for _, name := range downloaders {
+		if _, err := lookPath(name); err == nil {
+			return name
+		}
+	}
+	return ""
 }

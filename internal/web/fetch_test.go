@@ -52,7 +52,7 @@ func TestFetchTextTypes(t *testing.T) {
 		{"application/ld+json", `{}`, ""},
 		{"image/svg+xml", `<svg/>`, ""},
 		{"text/markdown; charset=utf-8", "# md", ""},
-		{"image/png", "\x89PNG\r\n\x1a\n", "this response is image/png; to download it, use bash with curl"},
+		{"image/png", "\x89PNG\r\n\x1a\n", "web_fetch reads text only and this response is image/png"},
 		{"application/pdf", "%PDF-1.4", "application/pdf"},
 		{"application/octet-stream", "x", "application/octet-stream"},
 		{"", "just some words", ""},
@@ -76,6 +76,13 @@ func TestFetchTextTypes(t *testing.T) {
 			t.Errorf("%q: content %q", c.ct, p.Content)
 		case c.refused != "" && (err == nil || !strings.Contains(err.Error(), c.refused)):
 			t.Errorf("%q: got %v; want %q", c.ct, err, c.refused)
+		case c.refused != "":
+			// The web package names no tool: the tools layer knows which
+			// exist in this session and adds how to download.
+			var ce *web.ContentError
+			if !errors.As(err, &ce) || !ce.Download || ce.Encoding != "" || strings.Contains(err.Error(), "bash") {
+				t.Errorf("%q: %#v; want a ContentError to download, naming no tool", c.ct, err)
+			}
 		}
 	}
 }
@@ -216,8 +223,10 @@ func TestFetchGzipBomb(t *testing.T) {
 		w.Header().Set("Content-Encoding", "br")
 		_, _ = w.Write([]byte{0x1b, 0x03})
 	}))
-	if _, err := fetch(t, newFetcher(t, cfg, n), br.at("site.test", "/"), ""); err == nil || !strings.Contains(err.Error(), `"br"-encoded`) {
-		t.Errorf("br body: %v", err)
+	_, err = fetch(t, newFetcher(t, cfg, n), br.at("site.test", "/"), "")
+	var ce *web.ContentError
+	if !errors.As(err, &ce) || !strings.Contains(err.Error(), `"br"-encoded`) || !ce.Download || ce.Encoding != "br" {
+		t.Errorf("br body: %#v", err)
 	}
 }
 
