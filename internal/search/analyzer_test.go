@@ -5,6 +5,7 @@ import (
 
 	"github.com/blevesearch/bleve/v2/analysis"
 	"github.com/blevesearch/bleve/v2/analysis/token/camelcase"
+	"github.com/blevesearch/bleve/v2/analysis/token/lowercase"
 	unicodetok "github.com/blevesearch/bleve/v2/analysis/tokenizer/unicode"
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
@@ -56,6 +57,9 @@ var tokenCases = []struct {
 	{"fullwidth (NFKC)", "ＨＴＴＰＳｅｒｖｅｒ", []string{"httpserver", "http", "server"}},
 	{"ligature (NFKC)", "ﬁle", []string{"file"}},
 	{"german", "Straßenübersicht", []string{"straßenübersicht"}},
+	{"lowercase shorter than the capital (İ)", "İstanbul İ0", []string{"istanbul", "i0"}},
+	{"lowercase shorter than the capital (ẞ)", "STRAẞE ẞx", []string{"straße", "ßx"}},
+	{"lowercase longer than the capital (Ⱥ)", "Ⱥbc", []string{"ⱥbc"}},
 	{"greek final sigma", "ΟΔΟΣ οδος οδοσ", []string{"οδοσ", "οδοσ", "οδοσ"}},
 	{"cyrillic camel", "созданиеЗадачи", []string{"созданиезадачи", "создание", "задачи"}},
 	{"greek camel, final sigma inside the whole", "ΟδόςΑθηνών", []string{"οδόσαθηνών", "οδόσ", "αθηνών"}},
@@ -106,6 +110,10 @@ func TestStockComponentsDeviate(t *testing.T) {
 	}
 	if got := terms(uni.Tokenize([]byte("read_file file.read"))); !cmp.Equal(got, []string{"read_file", "file.read"}) {
 		t.Errorf("bleve's unicode tokenizer now splits identifiers: %q", got)
+	}
+	lower := lowercase.NewLowerCaseFilter()
+	if got := terms(lower.Filter(analysis.TokenStream{{Term: []byte("İ0")}})); !cmp.Equal(got, []string{"i\xb0"}) {
+		t.Errorf("bleve's to_lower filter now gives %q for İ0", got)
 	}
 	cc := camelcase.NewCamelCaseFilter()
 	in := analysis.TokenStream{{Term: []byte("v2Client"), Start: 0, End: 8, Position: 1}}
