@@ -48,28 +48,27 @@ func Tokenize(text string) []string {
 
 // pieces cuts text at every character that is not a letter, mark or
 // decimal digit, and makes each Han, Hiragana or Katakana character a piece
-// of its own.
+// of its own. Pieces are subslices of runes.
 func pieces(runes []rune) [][]rune {
 	var out [][]rune
-	var cur []rune
-	flush := func() {
-		if len(cur) > 0 {
-			out = append(out, cur)
-			cur = nil
+	start := 0
+	for i, r := range runes {
+		separator := !(unicode.IsLetter(r) || unicode.IsMark(r) || unicode.IsDigit(r))
+		alone := !separator && (unicode.Is(unicode.Han, r) || unicode.Is(unicode.Hiragana, r) || unicode.Is(unicode.Katakana, r))
+		if !separator && !alone {
+			continue // inside a piece
 		}
-	}
-	for _, r := range runes {
-		switch {
-		case !(unicode.IsLetter(r) || unicode.IsMark(r) || unicode.IsDigit(r)):
-			flush()
-		case unicode.Is(unicode.Han, r) || unicode.Is(unicode.Hiragana, r) || unicode.Is(unicode.Katakana, r):
-			flush()
-			out = append(out, []rune{r})
-		default:
-			cur = append(cur, r)
+		if i > start {
+			out = append(out, runes[start:i])
 		}
+		if alone {
+			out = append(out, runes[i:i+1])
+		}
+		start = i + 1
 	}
-	flush()
+	if len(runes) > start {
+		out = append(out, runes[start:])
+	}
 	return out
 }
 
