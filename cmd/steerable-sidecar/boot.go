@@ -103,16 +103,18 @@ func boot(flags commonFlags, strict bool, stderr io.Writer) (*app, error) {
 
 // degrade applies the serve posture: every problem is logged, a bad web
 // variable leaves the web pair out (checks.web = error), and any other bad
-// variable falls back to its default (checks.config = warn).
+// variable falls back to its default (checks.config = warn). Each log line
+// says which of the two happened.
 func (a *app) degrade(problems []config.Problem) {
 	a.checks["config"] = protocol.Check{Status: protocol.CheckOK, Message: "configuration valid"}
 	var other, web []string
 	for _, p := range problems {
-		a.log.Error().Str("var", p.Var).Str("value", p.Value).Str("allowed", p.Allowed).
-			Msg("invalid configuration value; using the default")
+		ev := a.log.Error().Str("var", p.Var).Str("value", p.Value).Str("allowed", p.Allowed)
 		if p.Feature == "web" {
+			ev.Msg("invalid configuration value; web_fetch and web_search are not registered")
 			web = append(web, p.Error())
 		} else {
+			ev.Str("default", p.Default).Msg("invalid configuration value; using the default")
 			other = append(other, p.Error()+" (default used)")
 		}
 	}
