@@ -58,6 +58,9 @@ type Config struct {
 	// Plugins.
 	PluginDir     string `env:"STEERABLE_PLUGIN_DIR" feature:"plugins" help:"directory of plugins: executables or NAME.json manifests {command, args, env}"`
 	PluginsConfig string `env:"STEERABLE_PLUGINS_CONFIG" feature:"plugins" help:"JSON file {\"plugins\": {NAME: {command, args, env}}} of installed plugins"`
+
+	// MCP server mode (steerable-sidecar mcp).
+	MCPStrategy string `env:"STEERABLE_MCP_STRATEGY" envDefault:"full" oneof:"full|minimal|progressive" feature:"mcp" help:"tools/list strategy of steerable-sidecar mcp (--strategy wins)"`
 }
 
 // Web holds the web tools' bounds, policy and provider (tools-spec "Web
