@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
+
+	"steerable.dev/sidecar/internal/tools"
 )
 
 // TestMain lets testscript run this test binary as the real
@@ -13,7 +15,7 @@ import (
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
 		"steerable-sidecar": func() {
-			extraTools = scriptTestTools
+			extraTools = func(d tools.Deps) []tools.Tool { return append(scriptTestTools(d), mcpTestTools(d)...) }
 			os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 		},
 	})

@@ -72,6 +72,7 @@ var sessionCmds = map[string]func(ts *testscript.TestScript, neg bool, args []st
 	"procs":         cmdProcs,
 	"listen":        cmdListen,
 	"reverse-quiet": cmdReverseQuiet,
+	"mcp":           cmdMCP,
 }
 
 func sess(ts *testscript.TestScript) *session { return ts.Value(sessionKey{}).(*session) }

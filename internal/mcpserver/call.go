@@ -29,6 +29,9 @@ func (s *Server) callTool(ctx context.Context, req *mcp.CallToolRequest) (*mcp.C
 		sugg := t.Registry.Suggest(p.Name)
 		return nil, invalidParams(unknownToolMessage(p.Name, sugg), map[string]any{"unknownTool": p.Name, "suggestions": sugg})
 	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	defer context.AfterFunc(s.stop, cancel)()
 	select {
 	case s.sem <- struct{}{}:
 		defer func() { <-s.sem }()

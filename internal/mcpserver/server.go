@@ -61,6 +61,8 @@ type Server struct {
 	view *view
 
 	connected atomic.Bool
+	stop      context.Context // ends every call when Serve's context ends
+	stopCalls context.CancelFunc
 	observe   sync.Once // the registry observer, added once the tools are known
 
 	mu          sync.Mutex
@@ -93,6 +95,7 @@ func New(opts Options) (*Server, error) {
 	}
 	s := &Server{opts: opts, log: opts.Log, view: v, sem: make(chan struct{}, opts.MaxInflight),
 		initialized: map[*mcp.ServerSession]bool{}}
+	s.stop, s.stopCalls = context.WithCancel(context.Background())
 	if opts.Tools != nil {
 		if _, err := v.list(opts.Tools.Registry, false); err != nil {
 			return nil, err
@@ -127,6 +130,9 @@ const instructions = "Tools of steerable-sidecar. Paths resolve against the work
 	"tool_search finds tools that are not in your list; a match becomes callable by its name."
 
 // Serve runs one session over t until the client disconnects or ctx ends.
+// When ctx ends (a signal), every running call is cancelled, which kills
+// its processes, before the session closes: closing alone would wait for
+// them.
 func (s *Server) Serve(ctx context.Context, t mcp.Transport) error {
 	ss, err := s.Connect(ctx, t)
 	if err != nil {
@@ -137,6 +143,7 @@ func (s *Server) Serve(ctx context.Context, t mcp.Transport) error {
 	select {
 	case err = <-done:
 	case <-ctx.Done():
+		s.stopCalls()
 		ss.Close()
 		err = <-done
 	}

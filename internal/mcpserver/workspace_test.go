@@ -148,3 +148,15 @@ func TestSecondConnectIsRefused(t *testing.T) {
 		t.Error("a second session was accepted")
 	}
 }
+
+func FuzzRootPath(f *testing.F) {
+	for _, s := range []string{"file:///a/b", "file://localhost/x", "file:///%2e%2e/x", "file:///a%00b", "http://x/y", ""} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, uri string) {
+		p, err := rootPath(uri)
+		if err == nil && (!filepath.IsAbs(p) || filepath.Clean(p) != p || strings.ContainsRune(p, 0)) {
+			t.Fatalf("rootPath(%q) = %q: not a clean absolute path", uri, p)
+		}
+	})
+}
