@@ -15,13 +15,13 @@ import (
 // validation, approval, sandbox, read state): the same as tool.invoke. The
 // request's context is the call's: notifications/cancelled cancels it, which
 // kills a running shell's process group exactly as $/cancelRequest does.
-func (s *Server) callTool(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+func (s *Server) callTool(ctx context.Context, req *mcp.CallToolRequest) (mcp.Result, error) {
 	t, err := s.ws.get(ctx)
 	if err != nil {
 		return nil, err
 	}
 	if msg := s.ws.movedMessage(); msg != "" {
-		return refusal(msg), nil
+		return encodeResult(refusal(msg))
 	}
 	p := req.Params
 	if _, ok := t.Registry.Lookup(p.Name); !ok {
@@ -46,7 +46,7 @@ func (s *Server) callTool(ctx context.Context, req *mcp.CallToolRequest) (*mcp.C
 		// model calls a match.
 		s.notifyListChanged(ctx, req.Session)
 	}
-	return callResult(res), nil
+	return encodeResult(callResult(res))
 }
 
 func unknownToolMessage(name string, suggestions []string) string {

@@ -3,6 +3,7 @@ package mcpserver
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -196,12 +197,29 @@ func (c *conn) Write(_ context.Context, msg jsonrpc.Message) error {
 		if resp.Error != nil {
 			return c.writeFrame(errorFrame(resp.ID, wireError(resp.Error)))
 		}
+		return c.writeFrame(resultFrame(resp))
 	}
 	b, err := jsonrpc.EncodeMessage(msg)
 	if err != nil {
 		return fmt.Errorf("encoding a message: %w", err)
 	}
 	return c.writeFrame(append(b, '\n'))
+}
+
+// resultFrame encodes a reply by hand: the SDK's encoder would re-validate
+// the result, which the SDK has just encoded (compact) itself.
+func resultFrame(resp *jsonrpc.Response) []byte {
+	id, _ := json.Marshal(resp.ID.Raw())
+	result := resp.Result
+	if len(result) == 0 {
+		result = json.RawMessage("null")
+	}
+	b := make([]byte, 0, len(result)+len(id)+40)
+	b = append(b, `{"jsonrpc":"2.0","id":`...)
+	b = append(b, id...)
+	b = append(b, `,"result":`...)
+	b = append(b, result...)
+	return append(b, "}\n"...)
 }
 
 // answered removes id from the in-flight set and reports whether its call

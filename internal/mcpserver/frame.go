@@ -72,6 +72,7 @@ type envelope struct {
 	JSONRPC json.RawMessage `json:"jsonrpc"`
 	ID      json.RawMessage `json:"id"`
 	Method  json.RawMessage `json:"method"`
+	Params  json.RawMessage `json:"params"`
 	Result  json.RawMessage `json:"result"`
 	Error   json.RawMessage `json:"error"`
 }
@@ -110,11 +111,28 @@ func decodeFrame(line []byte) (jsonrpc.Message, *badFrame) {
 	case env.Method == nil && (env.ID == nil || (env.Result == nil) == (env.Error == nil)):
 		return nil, bad("invalid request: not a request, a notification or a response")
 	}
-	msg, err := jsonrpc.DecodeMessage(line)
-	if err != nil {
-		return nil, bad("invalid request: %v", err)
+	return message(env, id)
+}
+
+// message builds the SDK's message from a checked envelope. Building it
+// here, rather than with jsonrpc.DecodeMessage, decodes each frame once.
+func message(env envelope, id jsonrpc.ID) (jsonrpc.Message, *badFrame) {
+	if env.Method != nil {
+		var method string
+		if err := json.Unmarshal(env.Method, &method); err != nil {
+			return nil, &badFrame{id: id, code: jsonrpc.CodeInvalidRequest, msg: fmt.Sprintf("invalid request: method: %v", err)}
+		}
+		return &jsonrpc.Request{ID: id, Method: method, Params: env.Params}, nil
 	}
-	return msg, nil
+	resp := &jsonrpc.Response{ID: id, Result: env.Result}
+	if env.Error != nil {
+		var werr jsonrpc.Error
+		if err := json.Unmarshal(env.Error, &werr); err != nil || env.Error[0] != '{' {
+			return nil, &badFrame{id: id, code: jsonrpc.CodeInvalidRequest, msg: "invalid response: error must be an object {code, message}"}
+		}
+		resp.Error = &werr
+	}
+	return resp, nil
 }
 
 // frameID reads a request id: a string or an integer (MCP forbids null).

@@ -1,6 +1,7 @@
 package mcpserver
 
 import (
+	"bytes"
 	"encoding/json"
 	"strings"
 
@@ -83,3 +84,63 @@ func resultFlags(res protocol.ToolResult) map[string]any {
 func refusal(msg string) *mcp.CallToolResult {
 	return callResult(protocol.ToolResult{Success: false, Terminal: true, Error: msg})
 }
+
+// wireResult is a tools/call result already in its JSON form. The SDK's own
+// CallToolResult encoding nests three MarshalJSON levels, and encoding/json
+// re-validates every level's output: a 4 KiB file was scanned five times.
+// Built here in one pass, the encoder only validates it once.
+type wireResult struct {
+	mcp.ResultBase
+	json []byte
+}
+
+// MarshalJSON implements json.Marshaler.
+func (w *wireResult) MarshalJSON() ([]byte, error) { return w.json, nil }
+
+// encodeResult is r in the wire form MCP's CallToolResult has (the shape
+// callResult builds: text content blocks, structuredContent, isError,
+// _meta).
+func encodeResult(r *mcp.CallToolResult) (mcp.Result, error) {
+	var b bytes.Buffer
+	if raw, ok := r.StructuredContent.(json.RawMessage); ok {
+		b.Grow(2*len(raw) + 512) // it appears twice: as JSON and as text
+	}
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	b.WriteString(`{"content":[`)
+	for i, c := range r.Content {
+		tc, ok := c.(*mcp.TextContent)
+		if !ok {
+			return r, nil // not a shape this encoder knows: the SDK encodes it
+		}
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(`{"type":"text","text":`)
+		if err := enc.Encode(tc.Text); err != nil {
+			return nil, err
+		}
+		trimNewline(&b)
+		b.WriteByte('}')
+	}
+	b.WriteByte(']')
+	if raw, ok := r.StructuredContent.(json.RawMessage); ok && len(raw) > 0 {
+		b.WriteString(`,"structuredContent":`)
+		b.Write(raw)
+	}
+	if r.IsError {
+		b.WriteString(`,"isError":true`)
+	}
+	if len(r.Meta) > 0 {
+		b.WriteString(`,"_meta":`)
+		if err := enc.Encode(r.Meta); err != nil {
+			return nil, err
+		}
+		trimNewline(&b)
+	}
+	b.WriteByte('}')
+	return &wireResult{json: b.Bytes()}, nil
+}
+
+// trimNewline drops the newline json.Encoder ends every value with.
+func trimNewline(b *bytes.Buffer) { b.Truncate(b.Len() - 1) }

@@ -182,7 +182,10 @@ func (s *Server) receive(next mcp.MethodHandler) mcp.MethodHandler {
 			return orNil(r, err)
 		}
 		r, err := s.callTool(ctx, req.(*mcp.CallToolRequest))
-		return orNil(r, err)
+		if err != nil {
+			return nil, err
+		}
+		return r, nil
 	}
 }
 
