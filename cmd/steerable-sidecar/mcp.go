@@ -8,22 +8,25 @@ import (
 	"sync"
 	"time"
 
-	"github.com/rs/zerolog"
-
 	"steerable.dev/sidecar/internal/config"
 	"steerable.dev/sidecar/internal/mcpserver"
 )
 
 // mcpCmd serves the same registry and dispatch pipeline as an MCP server
 // over stdio (SPEC §5), until the client closes stdin or a signal arrives.
-// The workspace is --cwd, else STEERABLE_WORKSPACE, else the client's first
-// root, else the process cwd: when it comes from the roots, the tools are
-// built once the client has said which (after notifications/initialized).
+//
+// The handshake is answered at once while the tools boot in the background
+// (tools/list and tools/call wait for them). The workspace is --cwd, else
+// STEERABLE_WORKSPACE: then a boot failure (a bad workspace, or any invalid
+// variable with --strict-config) exits 2, as serve does. Without either the
+// workspace is the client's first root, else the process cwd, and boots
+// after notifications/initialized; a failure then fails tools/list and
+// tools/call with the reason, since the client is already connected.
 func mcpCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := newFlagSet("mcp", "mcp [flags]", stdout, stderr)
 	var common commonFlags
 	common.register(fs, "info")
-	strict := fs.Bool("strict-config", false, "refuse to serve (exit 2, or fail tools/list when the workspace comes from the roots) on any invalid environment variable")
+	strict := fs.Bool("strict-config", false, "exit 2 (with --cwd or STEERABLE_WORKSPACE; else fail tools/list) on any invalid environment variable")
 	strategy := fs.String("strategy", "", "tools/list strategy: full, minimal or progressive (default: STEERABLE_MCP_STRATEGY, else full)")
 	if code, stop := parseFlags(fs, args); stop {
 		return code
@@ -38,96 +41,26 @@ func mcpCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if *strategy == "" {
 		*strategy = cfg.MCPStrategy
 	}
-	m := &mcpSession{common: common, strict: *strict, stderr: stderr}
-	opts := mcpserver.Options{Version: version, Strategy: *strategy, MaxInflight: cfg.MaxInflight, LocalNetwork: cfg.SandboxNetwork}
-	var err error
-	if common.cwd != "" || cfg.Workspace != "" {
-		err = m.bootFixed(&opts)
-	} else {
-		err = m.bootLater(&opts)
-	}
-	if err == nil {
-		var srv *mcpserver.Server
-		if srv, err = mcpserver.New(opts); err == nil {
-			return m.serve(srv, cfg, stdin, stdout)
-		}
-	}
-	m.close()
-	fmt.Fprintf(stderr, "steerable-sidecar: %v\n", err)
-	return exitUsage
-}
-
-// mcpSession is what mcpCmd boots: the app once the workspace is known, and
-// the logger of the MCP layer.
-type mcpSession struct {
-	common commonFlags
-	strict bool
-	stderr io.Writer
-	log    zerolog.Logger
-	flush  func() // flushes the MCP layer's logger when it is not the app's
-
-	mu  sync.Mutex
-	app *app
-}
-
-// bootFixed boots now: the workspace is fixed by configuration, so a bad
-// one (or, with --strict-config, a bad variable) exits 2 like serve.
-func (m *mcpSession) bootFixed(opts *mcpserver.Options) error {
-	a, err := boot(m.common, m.strict, m.stderr)
+	log, logOut, err := newLogger(stderr, common.logLevel, common.logFormat)
 	if err != nil {
-		return err
+		fmt.Fprintf(stderr, "steerable-sidecar: %v\n", err)
+		return exitUsage
 	}
-	m.app, m.log, m.flush = a, a.log, func() {}
-	opts.Log, opts.Host = a.log, mcpserver.NewHost(a.log)
-	if err := a.buildTools(opts.Host); err != nil {
-		return err
-	}
-	opts.Tools = &mcpserver.Tools{Registry: a.registry, Dispatcher: a.dispatcher, Workspace: a.cfg.Workspace}
-	return nil
-}
-
-// bootLater serves the handshake at once and boots when the server opens
-// the workspace from the client's roots; a failure then fails tools/list
-// and tools/call with the reason.
-func (m *mcpSession) bootLater(opts *mcpserver.Options) error {
-	log, out, err := newLogger(m.stderr, m.common.logLevel, m.common.logFormat)
-	if err != nil {
-		return err
-	}
-	m.log, m.flush = log, func() { flushLogger(out) }
-	opts.Log, opts.Host = log, mcpserver.NewHost(log)
-	opts.Open = func(_ context.Context, root string) (mcpserver.Tools, error) {
-		flags := m.common
-		flags.cwd = root // "": the process cwd
-		a, err := boot(flags, m.strict, m.stderr)
-		if err != nil {
-			return mcpserver.Tools{}, err
-		}
-		m.mu.Lock()
-		m.app = a
-		m.mu.Unlock()
-		if err := a.buildTools(opts.Host); err != nil {
-			return mcpserver.Tools{}, err
-		}
-		return mcpserver.Tools{Registry: a.registry, Dispatcher: a.dispatcher, Workspace: a.cfg.Workspace}, nil
-	}
-	return nil
-}
-
-// flushLogger waits briefly for log lines still queued in w, when the writer
-// newLogger returned buffers them.
-func flushLogger(w any) {
-	if c, ok := w.(interface{ Close(time.Duration) }); ok {
-		c.Close(300 * time.Millisecond)
-	}
-}
-
-// serve runs the session on stdio; SIGTERM and SIGINT cancel every call
-// (their children are killed) and end it.
-func (m *mcpSession) serve(srv *mcpserver.Server, cfg config.Config, stdin io.Reader, stdout io.Writer) int {
-	defer m.close()
+	defer flushLogger(logOut)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
+	m := &mcpBoot{common: common, strict: *strict, stderr: stderr, host: mcpserver.NewHost(log), stop: cancel}
+	m.idle = sync.NewCond(&m.mu)
+	defer m.close()
+	fromRoots := common.cwd == "" && cfg.Workspace == ""
+	m.booting = !fromRoots // the server boots a configured workspace at once
+	srv, err := mcpserver.New(mcpserver.Options{Version: version, Strategy: *strategy, Host: m.host,
+		Open: m.opener(fromRoots), Roots: fromRoots,
+		MaxInflight: cfg.MaxInflight, LocalNetwork: cfg.SandboxNetwork, Log: log})
+	if err != nil {
+		fmt.Fprintf(stderr, "steerable-sidecar: %v\n", err)
+		return exitUsage
+	}
 	stopSignals := onSignals(cancel)
 	defer stopSignals()
 	if in, ok := stdin.(*os.File); ok {
@@ -136,24 +69,116 @@ func (m *mcpSession) serve(srv *mcpserver.Server, cfg config.Config, stdin io.Re
 	if out, ok := stdout.(*os.File); ok {
 		stdout = pollable(out)
 	}
-	err := srv.Serve(ctx, &mcpserver.StreamTransport{In: stdin, Out: stdout, MaxFrame: cfg.MaxFrameBytes,
-		Grace: time.Duration(cfg.ShutdownGraceMs) * time.Millisecond, Log: m.log})
-	if err != nil {
-		m.log.Warn().Err(err).Msg("MCP session ended with an error")
+	err = srv.Serve(ctx, &mcpserver.StreamTransport{In: stdin, Out: stdout, MaxFrame: cfg.MaxFrameBytes,
+		Grace: time.Duration(cfg.ShutdownGraceMs) * time.Millisecond, Log: log})
+	if err := m.failure(); err != nil {
+		fmt.Fprintf(stderr, "steerable-sidecar: %v\n", err)
+		return exitUsage
 	}
-	m.log.Info().Msg("MCP session ended")
+	if err != nil {
+		log.Warn().Err(err).Msg("MCP session ended with an error")
+	}
+	log.Info().Msg("MCP session ended")
 	return exitOK
 }
 
-// close releases the app (sandbox temp dir, files) and flushes the logs.
-func (m *mcpSession) close() {
+// mcpBoot boots the app for the MCP server once it knows the workspace.
+type mcpBoot struct {
+	common commonFlags
+	strict bool
+	stderr io.Writer
+	host   *mcpserver.Host
+	stop   func() // ends the session: a configured workspace that cannot boot
+
+	mu      sync.Mutex
+	idle    *sync.Cond // signalled when a boot ends
+	booting bool
+	closed  bool // close has run: no boot starts any more
+	app     *app
+	err     error // the boot failure that ended the session
+}
+
+// opener boots in root ("" keeps the configured workspace). A failure of a
+// configured workspace ends the session (exit 2); one of a root only fails
+// the calls.
+func (m *mcpBoot) opener(fromRoots bool) mcpserver.Opener {
+	return func(_ context.Context, root string) (mcpserver.Tools, error) {
+		t, err := m.boot(root)
+		if err != nil && !fromRoots {
+			m.mu.Lock()
+			m.err = err
+			m.mu.Unlock()
+			m.stop()
+		}
+		return t, err
+	}
+}
+
+// boot runs once (the server opens its workspace once); close waits for it.
+func (m *mcpBoot) boot(root string) (mcpserver.Tools, error) {
 	m.mu.Lock()
+	if m.closed {
+		m.booting = false
+		m.idle.Broadcast()
+		m.mu.Unlock()
+		return mcpserver.Tools{}, fmt.Errorf("the MCP session has ended")
+	}
+	m.booting = true
+	m.mu.Unlock()
+	defer func() {
+		m.mu.Lock()
+		m.booting = false
+		m.idle.Broadcast()
+		m.mu.Unlock()
+	}()
+	flags := m.common
+	if root != "" {
+		flags.cwd = root
+	}
+	a, err := boot(flags, m.strict, m.stderr)
+	if err != nil {
+		return mcpserver.Tools{}, err
+	}
+	m.mu.Lock()
+	m.app = a
+	m.mu.Unlock()
+	if err := a.buildTools(m.host); err != nil {
+		return mcpserver.Tools{}, err
+	}
+	return mcpserver.Tools{Registry: a.registry, Dispatcher: a.dispatcher, Workspace: a.cfg.Workspace}, nil
+}
+
+// failure is the boot failure that ended the session, once any boot in
+// progress is done: a configured workspace boots as the session starts, and
+// a client that hangs up at once must still see the exit code.
+func (m *mcpBoot) failure() error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for m.booting {
+		m.idle.Wait()
+	}
+	return m.err
+}
+
+// close waits for a boot in progress, then releases the app (sandbox temp
+// dir, files).
+func (m *mcpBoot) close() {
+	m.mu.Lock()
+	m.closed = true
+	for m.booting {
+		m.idle.Wait()
+	}
 	a := m.app
 	m.mu.Unlock()
 	if a != nil {
 		a.close()
 	}
-	if m.flush != nil {
-		m.flush()
+}
+
+// flushLogger waits briefly for log lines still queued in w, when the writer
+// newLogger returned buffers them.
+func flushLogger(w any) {
+	if c, ok := w.(interface{ Close(time.Duration) }); ok {
+		c.Close(300 * time.Millisecond)
 	}
 }

@@ -32,7 +32,8 @@ type setup struct {
 	approvals bool // STEERABLE_APPROVALS=host
 	client    mcp.ClientOptions
 	roots     []string // client roots (file:// URIs are made from these dirs)
-	open      bool     // the workspace comes from the roots (Options.Open)
+	open      bool     // the workspace comes from the roots (Options.Open, Roots)
+	openNow   bool     // Options.Open without Roots: opened at once
 }
 
 type harness struct {
@@ -71,7 +72,8 @@ func newServer(t *testing.T, s setup) *harness {
 	log := zerolog.New(zerolog.NewTestWriter(t)).Level(zerolog.WarnLevel)
 	h.host = NewHost(log)
 	opts := Options{Version: "test", Strategy: s.strategy, Host: h.host, Log: log}
-	if s.open {
+	if s.open || s.openNow {
+		opts.Roots = s.open
 		opts.Open = func(_ context.Context, root string) (Tools, error) {
 			h.opened <- root
 			dir := root

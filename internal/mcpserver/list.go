@@ -149,12 +149,17 @@ func (s *Server) listTools(ctx context.Context, req *mcp.ListToolsRequest) (*mcp
 	return &mcp.ListToolsResult{Tools: list}, nil
 }
 
-// watch follows the registry's changes (host tools, plugins coming and
-// going) with list_changed.
-func (s *Server) watch(t Tools) {
+// opened checks that the strategy can be served from t and follows the
+// registry's changes (host tools, plugins coming and going) with
+// list_changed.
+func (s *Server) opened(t Tools) error {
+	if _, err := s.view.list(t.Registry, false); err != nil {
+		return err
+	}
 	s.observe.Do(func() {
 		t.Registry.Observe(func(tools.Change) { s.toolsChanged(context.Background(), t.Registry) })
 	})
+	return nil
 }
 
 // toolsChanged tells every initialized session whose list changed.

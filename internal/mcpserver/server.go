@@ -25,20 +25,22 @@ type Tools struct {
 	Workspace  string
 }
 
-// Opener boots the tools once the client's roots are known. root is the
-// directory of the client's first file:// root, or "" when it has none (the
-// caller's default applies: the process cwd).
+// Opener boots the tools. root is the directory of the client's first
+// file:// root, or "" when the workspace does not come from the roots or
+// the client lists none (the caller's configured default applies).
 type Opener func(ctx context.Context, root string) (Tools, error)
 
-// Options configure a Server. Exactly one of Tools (the workspace is fixed
-// by configuration: --cwd, STEERABLE_WORKSPACE) and Open (the workspace is
-// the client's first root) is set.
+// Options configure a Server. Exactly one of Tools (already open) and Open
+// is set. Open runs at once, in the background, so the handshake is
+// answered while the tools boot; with Roots it runs after
+// notifications/initialized, in the client's first root.
 type Options struct {
 	Version  string // serverInfo.version
 	Strategy string // tools/list: full (default), minimal or progressive
 	Host     *Host  // the Host the tools were built with
 	Tools    *Tools
 	Open     Opener
+	Roots    bool // the workspace is the client's first root (with Open)
 	// MaxInflight bounds the tools/call requests running at once; excess
 	// calls wait (STEERABLE_MAX_INFLIGHT; 0 means 64).
 	MaxInflight int
@@ -76,9 +78,9 @@ func handshakeVersions() []string {
 	return slices.DeleteFunc(mcp.SupportedProtocolVersions(), func(v string) bool { return v >= "2026-07-28" })
 }
 
-// New returns a server; it fails on an unknown strategy or, with fixed
+// New returns a server; it fails on an unknown strategy or, with open
 // Tools, on a strategy the registry cannot serve (progressive without a
-// wired tool_search).
+// wired tool_search; with Open, tools/list reports that).
 func New(opts Options) (*Server, error) {
 	if (opts.Tools == nil) == (opts.Open == nil) {
 		return nil, errors.New("mcpserver: set exactly one of Options.Tools and Options.Open")
@@ -97,13 +99,12 @@ func New(opts Options) (*Server, error) {
 		initialized: map[*mcp.ServerSession]bool{}}
 	s.stop, s.stopCalls = context.WithCancel(context.Background())
 	if opts.Tools != nil {
-		if _, err := v.list(opts.Tools.Registry, false); err != nil {
+		if err := s.opened(*opts.Tools); err != nil {
 			return nil, err
 		}
 		s.ws = fixedWorkspace(*opts.Tools, opts.Log)
-		s.watch(*opts.Tools)
 	} else {
-		s.ws = rootsWorkspace(opts.Open, opts.Log, s.watch)
+		s.ws = openWorkspace(opts.Open, opts.Roots, opts.Log, s.opened)
 	}
 	s.sdk = mcp.NewServer(&mcp.Implementation{Name: "steerable-sidecar", Title: "steerable-sidecar", Version: opts.Version},
 		&mcp.ServerOptions{
@@ -219,7 +220,9 @@ func (s *Server) onInitialized(_ context.Context, req *mcp.InitializedRequest) {
 		ev = ev.Str("protocolVersion", p.ProtocolVersion)
 	}
 	ev.Msg("MCP session initialized")
-	go s.ws.settle(ss)
+	if s.ws.fromRoots {
+		go s.ws.settle(ss)
+	}
 }
 
 // onRootsChanged runs on the read loop: the recheck lists the roots off it.

@@ -21,9 +21,10 @@ import (
 // versions the model has seen) and the sandbox (what bash may write) belong
 // to the directory the tools were opened in.
 type workspace struct {
-	log    zerolog.Logger
-	open   Opener      // nil: fixed by configuration, roots are ignored
-	opened func(Tools) // called once the tools are open
+	log       zerolog.Logger
+	open      Opener            // nil: the tools were given open
+	fromRoots bool              // the client's first root is the workspace
+	opened    func(Tools) error // checks and watches the tools once open
 
 	once  sync.Once
 	ready chan struct{}
@@ -47,8 +48,15 @@ func fixedWorkspace(t Tools, log zerolog.Logger) *workspace {
 	return w
 }
 
-func rootsWorkspace(open Opener, log zerolog.Logger, opened func(Tools)) *workspace {
-	return &workspace{log: log, open: open, opened: opened, ready: make(chan struct{})}
+// openWorkspace opens the tools with open: at once when the workspace is
+// fixed by configuration, after notifications/initialized when it is the
+// client's first root.
+func openWorkspace(open Opener, fromRoots bool, log zerolog.Logger, opened func(Tools) error) *workspace {
+	w := &workspace{log: log, open: open, fromRoots: fromRoots, opened: opened, ready: make(chan struct{})}
+	if !fromRoots {
+		go w.settle(nil)
+	}
+	return w
 }
 
 // get waits for the tools.
@@ -64,19 +72,19 @@ func (w *workspace) get(ctx context.Context) (Tools, error) {
 			"after the initialize reply (and answer roots/list if it declared roots)")
 	}
 	if w.err != nil {
-		return Tools{}, internalError(fmt.Sprintf("the workspace could not be opened: %v; "+
-			"pass --cwd DIR to steerable-sidecar mcp, or give the client a root that is an existing directory", w.err))
+		return Tools{}, internalError(fmt.Sprintf("the tools could not be started: %v", w.err))
 	}
 	return w.tools, nil
 }
 
-// settle opens the tools in the client's first root (or the default when it
-// lists none), once, after notifications/initialized.
+// settle opens the tools, once: in the client's first root (or the default
+// when it lists none) when the workspace comes from the roots, else in the
+// configured one (ss is then nil).
 func (w *workspace) settle(ss *mcp.ServerSession) {
 	w.once.Do(func() {
 		defer close(w.ready)
 		root := ""
-		if hasRoots(ss) {
+		if w.fromRoots && hasRoots(ss) {
 			var err error
 			if root, err = firstRoot(ss); err != nil {
 				w.log.Warn().Err(err).Msg("roots/list failed; using the default workspace")
@@ -85,12 +93,14 @@ func (w *workspace) settle(ss *mcp.ServerSession) {
 		ctx, cancel := context.WithTimeout(context.Background(), settleWait)
 		defer cancel()
 		w.tools, w.err = w.open(ctx, root)
+		if w.err == nil {
+			w.err = w.opened(w.tools)
+		}
 		if w.err != nil {
 			w.log.Error().Err(w.err).Str("root", root).Msg("the workspace could not be opened; tools/list and tools/call will fail")
 			return
 		}
 		w.log.Info().Str("workspace", w.tools.Workspace).Bool("fromRoots", root != "").Msg("MCP workspace open")
-		w.opened(w.tools)
 	})
 }
 
@@ -98,7 +108,7 @@ func (w *workspace) settle(ss *mcp.ServerSession) {
 // longer the workspace refuses every later tools/call until it is back;
 // the refusal is logged and sent as an MCP log message.
 func (w *workspace) recheck(ss *mcp.ServerSession) {
-	if w.open == nil {
+	if !w.fromRoots {
 		w.log.Debug().Msg("roots changed; ignored: the workspace was fixed by --cwd or STEERABLE_WORKSPACE")
 		return
 	}

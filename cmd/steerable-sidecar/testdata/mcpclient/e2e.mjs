@@ -80,7 +80,10 @@ const scenarios = {
   async bash() {
     const { client } = await connect();
     const chunks = [];
-    const res = await client.callTool({ name: "bash", arguments: { command: "echo one; sleep 0.5; echo two" } }, undefined, {
+    // The trailing sleep keeps "two" from arriving in the same read as the
+    // result: this client runs progress handlers in a microtask, after the
+    // result (read in the same chunk) has already removed the handler.
+    const res = await client.callTool({ name: "bash", arguments: { command: "echo one; sleep 0.5; echo two; sleep 0.3" } }, undefined, {
       onprogress: (p) => chunks.push(p.message),
     });
     // Chunks are batched (at most one notification per 100 ms per stream).
