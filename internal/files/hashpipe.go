@@ -1,6 +1,9 @@
 package files
 
-import "io"
+import (
+	"io"
+	"sync"
+)
 
 // hashPipe hashes chunks on a second goroutine while the scanner checks
 // them, so reading a large file costs about the hash alone (SHA-256 is the
@@ -15,10 +18,15 @@ type hashPipe struct {
 
 const pipeBuffers = 4
 
+// chunks keeps the pipe's buffers between scans: without it every scan, a
+// 4 KiB read_file too, allocated and zeroed four chunks (1 MiB), which was
+// most of a small read's cost.
+var chunks = sync.Pool{New: func() any { return new([chunkSize]byte) }}
+
 func startHashing(w io.Writer) *hashPipe {
 	h := &hashPipe{free: make(chan []byte, pipeBuffers), work: make(chan []byte, pipeBuffers), done: make(chan struct{})}
 	for range pipeBuffers {
-		h.free <- make([]byte, chunkSize)
+		h.free <- chunks.Get().(*[chunkSize]byte)[:]
 	}
 	go func() {
 		defer close(h.done)
@@ -39,11 +47,22 @@ func (h *hashPipe) release(b []byte) { h.free <- b }
 // hash queues b; the scanner may read b (not write it) meanwhile.
 func (h *hashPipe) hash(b []byte) { h.work <- b }
 
-// stop waits until every queued chunk is hashed; it may be called twice.
+// stop waits until every queued chunk is hashed, then gives the buffers
+// back to the pool (the scanner keeps copies, never a buffer); it may be
+// called twice.
 func (h *hashPipe) stop() {
-	if !h.stopped {
-		h.stopped = true
-		close(h.work)
-		<-h.done
+	if h.stopped {
+		return
+	}
+	h.stopped = true
+	close(h.work)
+	<-h.done
+	for {
+		select {
+		case b := <-h.free:
+			chunks.Put((*[chunkSize]byte)(b[:chunkSize]))
+		default:
+			return
+		}
 	}
 }

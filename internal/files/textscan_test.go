@@ -3,8 +3,11 @@ package files
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
+	"runtime"
 	"strings"
+	"sync"
 	"testing"
 	"testing/iotest"
 
@@ -149,4 +152,47 @@ func BenchmarkScanText(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// TestScanTextReusesChunks is the regression test for a small read's cost:
+// each scan allocated and zeroed four fresh 256 KiB chunks (1 MiB) however
+// small the file. Pooled, a 4 KiB scan allocates a few KiB (under the race
+// detector, which drops a quarter of what is put in a sync.Pool, about one
+// chunk).
+func TestScanTextReusesChunks(t *testing.T) {
+	content := strings.Repeat("0123456789abcdef0123456789abcdef0123456789abcdef012345678901234\n", 64)
+	scan(t, content, ScanOptions{}, false) // warm the pool
+	const runs = 50
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	for range runs {
+		if _, _, err := scan(t, content, ScanOptions{}, false); err != nil {
+			t.Fatal(err)
+		}
+	}
+	runtime.ReadMemStats(&after)
+	if perScan := (after.TotalAlloc - before.TotalAlloc) / runs; perScan > 512<<10 {
+		t.Errorf("a 4 KiB scan allocated %d KiB; the chunks are not reused", perScan>>10)
+	}
+}
+
+// TestScanTextConcurrentPooledChunks: scans running at once never share a
+// pooled chunk (a chunk handed back before its hash is done would mix one
+// file's bytes into another's version or text).
+func TestScanTextConcurrentPooledChunks(t *testing.T) {
+	var wg sync.WaitGroup
+	for g := range 8 {
+		wg.Go(func() {
+			content := strings.Repeat(fmt.Sprintf("goroutine %d line\n", g), 20000+g*1000) // several chunks each
+			want := readstate.Of([]byte(content))
+			for range 10 {
+				got, version, err := scan(t, content, ScanOptions{Limit: 1}, false)
+				if err != nil || version != want || got.Content != fmt.Sprintf("goroutine %d line\n", g) {
+					t.Errorf("goroutine %d: version %s (want %s), content %q, err %v", g, version, want, got.Content, err)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
 }
