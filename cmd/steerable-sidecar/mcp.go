@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"sync"
 	"time"
 
@@ -19,9 +20,10 @@ import (
 // (tools/list and tools/call wait for them). The workspace is --cwd, else
 // STEERABLE_WORKSPACE: then a boot failure (a bad workspace, or any invalid
 // variable with --strict-config) exits 2, as serve does. Without either the
-// workspace is the client's first root, else the process cwd, and boots
-// after notifications/initialized; a failure then fails tools/list and
-// tools/call with the reason, since the client is already connected.
+// workspace is the client's first root, else the process cwd (refused when
+// that is the filesystem root), and boots after notifications/initialized;
+// a failure then fails tools/list and tools/call with the reason, since the
+// client is already connected.
 func mcpCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := newFlagSet("mcp", "mcp [flags]", stdout, stderr)
 	var common commonFlags
@@ -103,6 +105,11 @@ type mcpBoot struct {
 // the calls.
 func (m *mcpBoot) opener(fromRoots bool) mcpserver.Opener {
 	return func(_ context.Context, root string) (mcpserver.Tools, error) {
+		if fromRoots && root == "" {
+			if err := cwdNotFilesystemRoot(); err != nil {
+				return mcpserver.Tools{}, err
+			}
+		}
 		t, err := m.boot(root)
 		if err != nil && !fromRoots {
 			m.mu.Lock()
@@ -112,6 +119,22 @@ func (m *mcpBoot) opener(fromRoots bool) mcpserver.Opener {
 		}
 		return t, err
 	}
+}
+
+// cwdNotFilesystemRoot refuses the last fallback, the process cwd, when it
+// is the filesystem root: a client that sends no roots and starts its
+// servers in / (Claude Desktop does on macOS) would otherwise hand the
+// model the whole disk as its workspace.
+func cwdNotFilesystemRoot() error {
+	dir, err := os.Getwd()
+	if err != nil {
+		return fmt.Errorf("workspace: %w; pass one with --cwd or STEERABLE_WORKSPACE", err)
+	}
+	if filepath.Dir(dir) == dir {
+		return fmt.Errorf("the workspace would be the filesystem root %s (the client started the server there and sent no roots): "+
+			"add \"--cwd\", \"/path/to/project\" to the server's args, or set STEERABLE_WORKSPACE", dir)
+	}
+	return nil
 }
 
 // boot runs once (the server opens its workspace once); close waits for it.

@@ -4,7 +4,8 @@ package main
 // (send, rpc, await, notification, reverse, sidecar close|signal|wait|stderr)
 // work on an MCP session unchanged: MCP is JSON-RPC 2.0 on stdio too.
 //
-//	mcp start [flags]          start `steerable-sidecar mcp [flags]` (no ready marker to wait for)
+//	mcp start [flags]          start `steerable-sidecar mcp [flags]` in the script's directory
+//	                           (no ready marker to wait for)
 //	mcp init ['CAPABILITIES']  initialize (protocol 2025-06-18) with the client capabilities,
 //	                           print the result, then send notifications/initialized
 //	mcp pad N                  set $PAD to N bytes of "x" (for oversized frames)
@@ -58,7 +59,7 @@ func cmdMCP(ts *testscript.TestScript, neg bool, args []string) {
 // `sidecar start` it waits for nothing: an MCP server speaks when spoken to.
 func (s *session) startMCP(ts *testscript.TestScript, flags []string) {
 	s.cmd = exec.Command(lookPath(ts, ts.Getenv("PATH")), append([]string{"mcp"}, flags...)...)
-	s.cmd.Dir = ts.Getenv("WORK")
+	s.cmd.Dir = ts.MkAbs(".") // the script's directory: $WORK unless it ran cd
 	s.cmd.Env = scriptEnv(ts)
 	s.changed = sync.NewCond(&s.mu)
 	s.exited = make(chan struct{})
