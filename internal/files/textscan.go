@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"sync"
 	"unicode/utf8"
 )
 
@@ -52,6 +53,12 @@ func ScanText(r io.Reader, hash io.Writer, opt ScanOptions) (Text, error) {
 	if opt.Limit > 0 {
 		s.last = s.first + opt.Limit - 1
 	}
+	if end, err := s.head(r, hash); end || err != nil {
+		if err != nil {
+			return Text{}, err
+		}
+		return s.finish()
+	}
 	h := startHashing(hash)
 	defer h.stop()
 	for {
@@ -74,6 +81,35 @@ func ScanText(r io.Reader, hash io.Writer, opt ScanOptions) (Text, error) {
 	}
 	h.stop() // every chunk hashed before the caller reads the version
 	return s.finish()
+}
+
+// headSize is the part of a file ScanText reads before it starts the hash
+// pipe: a file that fits (most source files) is read, hashed and checked on
+// the caller's goroutine with one pooled buffer, so 64 reads in flight hold
+// 4 MiB, not the pipe's 64 MiB.
+const headSize = 64 << 10
+
+var heads = sync.Pool{New: func() any { return new([headSize]byte) }}
+
+// head scans the first headSize bytes; end reports that the file ended
+// within them.
+func (s *scanner) head(r io.Reader, hash io.Writer) (end bool, err error) {
+	buf := heads.Get().(*[headSize]byte)
+	defer heads.Put(buf)
+	n, err := io.ReadFull(r, buf[:])
+	if n > 0 {
+		hash.Write(buf[:n])
+		if terr := s.feed(buf[:n]); terr != nil {
+			return true, terr
+		}
+	}
+	switch {
+	case err == io.EOF || err == io.ErrUnexpectedEOF:
+		return true, nil
+	case err != nil:
+		return true, err
+	}
+	return false, nil
 }
 
 // scanner is ScanText's state between chunks.

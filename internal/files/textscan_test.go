@@ -156,23 +156,28 @@ func BenchmarkScanText(b *testing.B) {
 
 // TestScanTextReusesChunks is the regression test for a small read's cost:
 // each scan allocated and zeroed four fresh 256 KiB chunks (1 MiB) however
-// small the file. Pooled, a 4 KiB scan allocates a few KiB (under the race
-// detector, which drops a quarter of what is put in a sync.Pool, about one
-// chunk).
+// small the file. Now a file within the head is read with one pooled buffer
+// and a larger one with pooled chunks: a scan allocates a few KiB (under the
+// race detector, which drops a quarter of what is put in a sync.Pool, about
+// one chunk).
 func TestScanTextReusesChunks(t *testing.T) {
-	content := strings.Repeat("0123456789abcdef0123456789abcdef0123456789abcdef012345678901234\n", 64)
-	scan(t, content, ScanOptions{}, false) // warm the pool
-	const runs = 50
-	var before, after runtime.MemStats
-	runtime.ReadMemStats(&before)
-	for range runs {
-		if _, _, err := scan(t, content, ScanOptions{}, false); err != nil {
-			t.Fatal(err)
+	line := "0123456789abcdef0123456789abcdef0123456789abcdef012345678901234\n"
+	for _, size := range []int{4 << 10, 600 << 10} {
+		content := strings.Repeat(line, size/len(line))
+		opt := ScanOptions{Limit: 1} // one line kept: what is allocated is the buffers
+		scan(t, content, opt, false) // warm the pools
+		const runs = 50
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		for range runs {
+			if _, _, err := scan(t, content, opt, false); err != nil {
+				t.Fatal(err)
+			}
 		}
-	}
-	runtime.ReadMemStats(&after)
-	if perScan := (after.TotalAlloc - before.TotalAlloc) / runs; perScan > 512<<10 {
-		t.Errorf("a 4 KiB scan allocated %d KiB; the chunks are not reused", perScan>>10)
+		runtime.ReadMemStats(&after)
+		if perScan := (after.TotalAlloc - before.TotalAlloc) / runs; perScan > 512<<10 {
+			t.Errorf("a %d KiB scan allocated %d KiB; the buffers are not reused", size>>10, perScan>>10)
+		}
 	}
 }
 
