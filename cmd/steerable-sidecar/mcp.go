@@ -25,9 +25,10 @@ import (
 // a failure then fails tools/list and tools/call with the reason, since the
 // client is already connected.
 func mcpCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fs := newFlagSet("mcp", "mcp [flags]", stdout, stderr)
+	fs := newFlagSet("mcp", "mcp [flags]\n\n"+mcpAbout, stdout, stderr)
 	var common commonFlags
 	common.register(fs, "info")
+	fs.Lookup("cwd").Usage = "workspace root (overrides STEERABLE_WORKSPACE; default: the client's first root, else the current directory unless it is /)"
 	strict := fs.Bool("strict-config", false, "exit 2 (with --cwd or STEERABLE_WORKSPACE; else fail tools/list) on any invalid environment variable")
 	strategy := fs.String("strategy", "", "tools/list strategy: full, minimal or progressive (default: STEERABLE_MCP_STRATEGY, else full)")
 	if code, stop := parseFlags(fs, args); stop {
@@ -83,6 +84,18 @@ func mcpCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	log.Info().Msg("MCP session ended")
 	return exitOK
 }
+
+// mcpAbout is what `mcp --help` says before the flags.
+const mcpAbout = `An MCP server (Model Context Protocol over stdio) with the same tools, safety rules and
+sandbox as serve, for Claude Desktop, Claude Code, VS Code, Cursor or any MCP client.
+Configure the client to run the command steerable-sidecar with the args ["mcp"]; add
+"--cwd", "/path/to/project" for a client that sends no roots (Claude Desktop).
+
+The workspace is --cwd, else STEERABLE_WORKSPACE, else the client's first file:// root,
+else the directory the client started the server in (never the filesystem root).
+ask_user and approvals (STEERABLE_APPROVALS=host) become elicitation requests; a client
+that cannot elicit gets no ask_user and has approvals denied. stdout carries MCP frames
+only; logs go to stderr.`
 
 // mcpBoot boots the app for the MCP server once it knows the workspace.
 type mcpBoot struct {
