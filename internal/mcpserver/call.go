@@ -21,7 +21,7 @@ func (s *Server) callTool(ctx context.Context, req *mcp.CallToolRequest) (mcp.Re
 		return nil, err
 	}
 	if msg := s.ws.movedMessage(); msg != "" {
-		return encodeResult(refusal(msg))
+		return encodeResult(refusal(msg), s.wire)
 	}
 	p := req.Params
 	if _, ok := t.Registry.Lookup(p.Name); !ok {
@@ -46,7 +46,7 @@ func (s *Server) callTool(ctx context.Context, req *mcp.CallToolRequest) (mcp.Re
 		// model calls a match.
 		s.notifyListChanged(ctx, req.Session)
 	}
-	return encodeResult(callResult(res))
+	return encodeResult(callResult(res), s.wire)
 }
 
 func unknownToolMessage(name string, suggestions []string) string {

@@ -27,6 +27,8 @@ type StreamTransport struct {
 	MaxFrame int           // longest line in bytes (0: 16 MiB)
 	Grace    time.Duration // after EOF, how long in-flight calls may finish
 	Log      zerolog.Logger
+
+	wire *handoff // set by Server.Connect: results it hands past the SDK
 }
 
 // defaultMaxFrame matches STEERABLE_MAX_FRAME_BYTES's default.
@@ -41,6 +43,7 @@ func (t *StreamTransport) Connect(context.Context) (mcp.Connection, error) {
 	c := &conn{
 		lines:    &lineReader{in: bufio.NewReaderSize(t.In, 64<<10), max: max},
 		out:      t.Out,
+		wire:     t.wire,
 		grace:    t.Grace,
 		log:      t.Log,
 		incoming: make(chan jsonrpc.Message),
@@ -63,6 +66,7 @@ type conn struct {
 	lines    *lineReader
 	inCloser io.Closer
 	out      io.Writer
+	wire     *handoff // nil: results come whole from the SDK
 	grace    time.Duration
 	log      zerolog.Logger
 
@@ -191,13 +195,17 @@ func (c *conn) drain() {
 // Write implements mcp.Connection.
 func (c *conn) Write(_ context.Context, msg jsonrpc.Message) error {
 	if resp, ok := msg.(*jsonrpc.Response); ok {
+		result := resp.Result
+		if c.wire != nil {
+			result = c.wire.take(result) // taken even when cancelled, so nothing stays held
+		}
 		if c.answered(resp.ID) {
 			return nil // cancelled: the client no longer waits for it
 		}
 		if resp.Error != nil {
 			return c.writeFrame(errorFrame(resp.ID, wireError(resp.Error)))
 		}
-		return c.writeFrame(resultFrame(resp))
+		return c.writeFrame(resultFrame(resp.ID, result))
 	}
 	b, err := jsonrpc.EncodeMessage(msg)
 	if err != nil {
@@ -207,10 +215,10 @@ func (c *conn) Write(_ context.Context, msg jsonrpc.Message) error {
 }
 
 // resultFrame encodes a reply by hand: the SDK's encoder would re-validate
-// the result, which the SDK has just encoded (compact) itself.
-func resultFrame(resp *jsonrpc.Response) []byte {
-	id, _ := json.Marshal(resp.ID.Raw())
-	result := resp.Result
+// the result, which is compact JSON already (the SDK's encoding, or the
+// server's own through the handoff).
+func resultFrame(rid jsonrpc.ID, result json.RawMessage) []byte {
+	id, _ := json.Marshal(rid.Raw())
 	if len(result) == 0 {
 		result = json.RawMessage("null")
 	}

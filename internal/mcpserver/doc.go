@@ -56,7 +56,10 @@
 // on: not JSON -32700, batches, non-objects, bad ids, oversized lines
 // -32600. The SDK's plain errors for protocol misuse (a call before
 // initialize, a second initialize), which it would send with code 0, are
-// -32600. On EOF, in-flight calls may finish for the grace period.
+// -32600. On EOF, in-flight calls may finish for the grace period. A
+// tools/call result is encoded once, by this package; through a
+// StreamTransport it is handed to the connection past the SDK's encoder,
+// which would re-validate it byte by byte (handoff.go).
 //
 // # Protocol versions
 //

@@ -99,8 +99,8 @@ func (w *wireResult) MarshalJSON() ([]byte, error) { return w.json, nil }
 
 // encodeResult is r in the wire form MCP's CallToolResult has (the shape
 // callResult builds: text content blocks, structuredContent, isError,
-// _meta).
-func encodeResult(r *mcp.CallToolResult) (mcp.Result, error) {
+// _meta). With a handoff (h non-nil) the SDK gets a ticket for it.
+func encodeResult(r *mcp.CallToolResult, h *handoff) (mcp.Result, error) {
 	var b bytes.Buffer
 	if raw, ok := r.StructuredContent.(json.RawMessage); ok {
 		b.Grow(2*len(raw) + 512) // it appears twice: as JSON and as text
@@ -139,6 +139,9 @@ func encodeResult(r *mcp.CallToolResult) (mcp.Result, error) {
 		trimNewline(&b)
 	}
 	b.WriteByte('}')
+	if h != nil {
+		return &wireResult{json: h.hold(b.Bytes())}, nil
+	}
 	return &wireResult{json: b.Bytes()}, nil
 }
 

@@ -61,6 +61,7 @@ type Server struct {
 	sem  chan struct{}     // tools/call in-flight cap
 	ws   *workspace
 	view *view
+	wire *handoff // results past the SDK to a StreamTransport; nil for other transports
 
 	connected atomic.Bool
 	stop      context.Context // ends every call when Serve's context ends
@@ -159,6 +160,12 @@ func (s *Server) Serve(ctx context.Context, t mcp.Transport) error {
 func (s *Server) Connect(ctx context.Context, t mcp.Transport) (*mcp.ServerSession, error) {
 	if !s.connected.CompareAndSwap(false, true) {
 		return nil, errors.New("mcpserver: a Server serves one session; create another Server for another client")
+	}
+	if st, ok := t.(*StreamTransport); ok {
+		s.wire = newHandoff()
+		own := *st
+		own.wire = s.wire
+		t = &own
 	}
 	return s.sdk.Connect(ctx, t, nil)
 }
