@@ -6,7 +6,8 @@
 //   - spawn → initialize reply (median of -runs);
 //   - idle RSS after initialize and tools/list;
 //   - read_file of a 4 KiB file (the reference's read_text_file), sequential
-//     p50/p99, and replies per second with 64 calls in flight;
+//     p50/p99, and replies per second with 64 calls in flight, with the
+//     server's CPU time per call meanwhile (less bent by a shared machine);
 //   - the binary's size, and spawn → ready marker of `serve` (the SDK must
 //     not slow serve's start-up; -before compares an older binary).
 //
@@ -72,6 +73,7 @@ type figures struct {
 	rss      int64
 	p50, p99 time.Duration
 	perSec   float64
+	cpu      time.Duration // the server's CPU time per call, 64 in flight
 	ping     time.Duration // the protocol floor: ping p50
 	pingRate float64
 }
@@ -96,7 +98,9 @@ func measure(s server, file string, runs, seq, piped int) figures {
 	params := map[string]any{"name": s.tool, "arguments": args}
 	rtt := must1(p.RoundTrips(seq, "tools/call", params))
 	f.p50, f.p99 = benchkit.Percentile(rtt, 50), benchkit.Percentile(rtt, 99)
+	cpu0 := must1(cpuTime(p.Pid()))
 	f.perSec = must1(p.Pipelined(piped, 64, "tools/call", params))
+	f.cpu = (must1(cpuTime(p.Pid())) - cpu0) / time.Duration(piped)
 	f.ping = benchkit.Median(must1(p.RoundTrips(seq, "ping", nil)))
 	f.pingRate = must1(p.Pipelined(piped, 64, "ping", nil))
 	return f
@@ -131,7 +135,7 @@ func report(figs []figures) {
 		}
 		fmt.Printf("%-34s %-22s %-26s %-8s %-22s %s\n", metric, o, refCol(r), ratio, target, benchkit.Verdict(ok))
 	}
-	r := figures{init: 1, rss: 1, p50: 1, p99: 1, perSec: 1, ping: 1, pingRate: 1}
+	r := figures{init: 1, rss: 1, p50: 1, p99: 1, perSec: 1, cpu: 1, ping: 1, pingRate: 1}
 	if ref != nil {
 		r = *ref
 	}
@@ -147,6 +151,8 @@ func report(figs []figures) {
 		"-", true)
 	row("read_file 4 KiB, 64 in flight", fmt.Sprintf("%.0f /s", ours.perSec), fmt.Sprintf("%.0f /s", rRate),
 		fmt.Sprintf("%.1f×", ours.perSec/rRate), "≥ 3× the reference", ref == nil || ours.perSec >= 3*rRate)
+	row("read_file 4 KiB, CPU per call", micros(ours.cpu), micros(r.cpu), fmt.Sprintf("%.1f×", float64(r.cpu)/float64(ours.cpu)),
+		"-", true)
 	row("ping (protocol floor), p50", micros(ours.ping), micros(r.ping), fmt.Sprintf("%.1f×", float64(r.ping)/float64(ours.ping)), "-", true)
 	row("ping, 64 in flight", fmt.Sprintf("%.0f /s", ours.pingRate), fmt.Sprintf("%.0f /s", r.pingRate),
 		fmt.Sprintf("%.1f×", ours.pingRate/r.pingRate), "-", true)
