@@ -1,0 +1,117 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"steerable.dev/sidecar/bench/internal/benchkit"
+)
+
+// The repeated-lines case of issue 10: a file of identical lines against
+// an oldText (or a hunk's context) of many identical lines whose last line
+// differs, so that a naive matcher compares nearly every line at nearly
+// every position.
+const (
+	repeatedLine  = "\tsame line of text\n"
+	repeatedLines = 300_000
+	oldTextLines  = 3_000
+)
+
+func repeatedOld() string {
+	return strings.Repeat(repeatedLine, oldTextLines-1) + "\tanother line\n"
+}
+
+// benchRepeated: edit_file and apply_patch on the repeated-lines file (time
+// of the refused call, the whole round trip), and how fast a cancel is
+// answered: once for that case (cancel after 1 s, as in the issue) and once
+// for a heavier call that is still running when the cancel arrives (many
+// such edits on a 64 MiB file).
+func benchRepeated(bin, dir string) []row {
+	writeFile(filepath.Join(dir, "same.txt"), strings.Repeat(repeatedLine, repeatedLines))
+	c, err := sidecar(bin, dir)
+	if err != nil {
+		fail(err)
+	}
+	defer c.Close()
+	if _, err := c.Invoke("read_file", map[string]any{"path": "same.txt"}); err != nil {
+		fail(err)
+	}
+	edit := map[string]any{"name": "edit_file", "arguments": map[string]any{"path": "same.txt",
+		"edits": []any{map[string]any{"oldText": repeatedOld(), "newText": "x\n"}}}}
+	var hunk strings.Builder
+	hunk.WriteString("*** Begin Patch\n*** Update File: same.txt\n@@\n")
+	for _, l := range strings.SplitAfter(strings.TrimSuffix(repeatedOld(), "\n"), "\n") {
+		hunk.WriteString(" " + l)
+	}
+	hunk.WriteString("\n+added\n*** End Patch")
+	patch := map[string]any{"name": "apply_patch", "arguments": map[string]any{"patch": hunk.String()}}
+	rows := []row{
+		timedCall(c, "edit_file 300k same lines, 3k-line oldText", edit),
+		timedCall(c, "apply_patch 300k same lines, 3k-line hunk", patch),
+	}
+	cancelAfter := time.Second
+	cc, err := c.CallCancel("tool.invoke", edit, cancelAfter, cancelWait)
+	rows = append(rows, cancelRow("  cancel at 1 s, answered after", cc, err))
+	return append(rows, benchHeavyCancel(bin, dir))
+}
+
+// benchHeavyCancel cancels, 300 ms in, an edit_file of 50 not-found
+// repeated-lines edits on a 64 MiB file (the default size limit), which
+// runs for seconds even with linear matching.
+func benchHeavyCancel(bin, dir string) row {
+	writeFile(filepath.Join(dir, "same64.txt"), strings.Repeat(repeatedLine, (64<<20-1)/len(repeatedLine)))
+	c, err := sidecar(bin, dir)
+	if err != nil {
+		fail(err)
+	}
+	defer c.Close()
+	if _, err := c.Invoke("read_file", map[string]any{"path": "same64.txt"}); err != nil {
+		fail(err)
+	}
+	var edits []any
+	for i := range 50 {
+		edits = append(edits, map[string]any{"oldText": repeatedOld() + fmt.Sprint(i), "newText": "x"})
+	}
+	cc, err := c.CallCancel("tool.invoke", map[string]any{"name": "edit_file", "arguments": map[string]any{"path": "same64.txt", "edits": edits}}, 300*time.Millisecond, cancelWait)
+	return cancelRow("  cancel at 300 ms (64 MiB, 50 edits)", cc, err)
+}
+
+// timedCall times one tool.invoke that is expected to be refused (the
+// oldText matches nowhere); median of 3.
+func timedCall(c *benchkit.Proc, metric string, params map[string]any) row {
+	var d []time.Duration
+	for range 3 {
+		t := time.Now()
+		if _, err := c.Call("tool.invoke", params); err != nil {
+			fail(err)
+		}
+		d = append(d, time.Since(t))
+	}
+	med, lo, hi := stats(d)
+	return row{metric + " (ms)", fmt.Sprintf("%.0f (%.0f-%.0f)", ms(med), ms(lo), ms(hi)), "-", "-", "<= 200 ms", benchkit.Verdict(med <= 200*time.Millisecond)}
+}
+
+// cancelWait bounds the wait for a cancelled call's reply.
+const cancelWait = 2 * time.Minute
+
+func cancelRow(metric string, c Cancelled, err error) row {
+	switch {
+	case err != nil:
+		return row{metric, err.Error(), "-", "-", "<= 100 ms", "MISS"}
+	case c.Latency == 0:
+		return row{metric, fmt.Sprintf("done in %.0f ms, before the cancel", ms(c.Total)), "-", "-", "<= 100 ms", "ok"}
+	}
+	return row{metric, fmt.Sprintf("%.0f ms", ms(c.Latency)), "-", "-", "<= 100 ms", benchkit.Verdict(c.Latency <= 100*time.Millisecond)}
+}
+
+// Cancelled is benchkit's, named here for the row helpers.
+type Cancelled = benchkit.Cancelled
+
+func writeFile(path, content string) {
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		fail(err)
+	}
+}
