@@ -13,11 +13,11 @@ import (
 type Change struct {
 	Path   string      // resolved absolute path
 	Delete bool        // remove the file (it must exist)
-	Data   []byte      // the new content, unless Delete
+	Data   string      // the new content, unless Delete
 	Mode   fs.FileMode // mode of the result; 0 keeps the existing file's, else DefaultMode
 	// Prev is the current content of a file being replaced, as the caller
 	// checked it; a rollback writes it back.
-	Prev []byte
+	Prev string
 	// Exists says whether the caller found the file. A file that appeared
 	// since, or vanished, fails the commit.
 	Exists bool

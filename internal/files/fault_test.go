@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -49,7 +50,7 @@ func writerChild(mode, path string) {
 			return nil
 		}
 	}
-	data := bytes.Repeat([]byte{'b'}, faultSize)
+	data := strings.Repeat("b", faultSize)
 	fmt.Println("writing")
 	for {
 		if _, err := w.WriteFile(path, data); err != nil {

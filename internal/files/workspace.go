@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"syscall"
+	"unsafe"
 )
 
 // Errors of the file operations, tested with errors.Is.
@@ -98,24 +99,25 @@ func (w *Workspace) OpenRead(abs string) (*os.File, fs.FileInfo, error) {
 }
 
 // ReadFile reads the regular file at abs whole, refusing one over max
-// bytes.
-func (w *Workspace) ReadFile(abs string, max int64) ([]byte, fs.FileInfo, error) {
+// bytes. The content is returned as a string over the one buffer it was
+// read into (sized from the stat), so loading a file costs its size once.
+func (w *Workspace) ReadFile(abs string, max int64) (string, fs.FileInfo, error) {
 	f, fi, err := w.OpenRead(abs)
 	if err != nil {
-		return nil, nil, err
+		return "", nil, err
 	}
 	defer f.Close()
 	if fi.Size() > max {
-		return nil, nil, tooLarge(abs, fi.Size(), max)
+		return "", nil, tooLarge(abs, fi.Size(), max)
 	}
-	b, err := readAll(f, fi.Size(), max)
+	b, err := readAll(f, fi.Size(), int(max))
 	if err == nil && int64(len(b)) > max {
 		err = tooLarge(abs, int64(len(b)), max)
 	}
 	if err != nil {
-		return nil, nil, err
+		return "", nil, err
 	}
-	return b, fi, nil
+	return unsafe.String(unsafe.SliceData(b), len(b)), fi, nil // b is not used again
 }
 
 func notRegular(abs string, fi fs.FileInfo) error {
@@ -144,9 +146,9 @@ func tooLarge(abs string, size, max int64) error {
 }
 
 // readAll reads f to its end into a buffer sized from its stat (a file may
-// still grow, up to max+1 bytes, which the caller refuses).
-func readAll(f io.Reader, size, max int64) ([]byte, error) {
-	b := make([]byte, 0, min(size, max)+1)
+// still grow; reading stops past max bytes, which the caller refuses).
+func readAll(f io.Reader, size int64, max int) ([]byte, error) {
+	b := make([]byte, 0, min(size, int64(max))+1)
 	for {
 		n, err := f.Read(b[len(b):cap(b)])
 		b = b[:len(b)+n]
@@ -155,7 +157,7 @@ func readAll(f io.Reader, size, max int64) ([]byte, error) {
 			return b, nil
 		case err != nil:
 			return nil, err
-		case int64(len(b)) > max:
+		case len(b) > max:
 			return b, nil
 		case len(b) == cap(b):
 			b = append(b, 0)[:len(b)] // grow

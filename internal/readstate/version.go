@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"hash"
 	"io"
+	"unsafe"
 )
 
 // VersionLen is the length of a version: 64 lowercase hex digits.
@@ -29,13 +30,10 @@ func Of(b []byte) string {
 	return hex.EncodeToString(sum[:])
 }
 
-// OfReader streams r to its end and returns the version of its bytes.
-func OfReader(r io.Reader) (string, error) {
-	h := NewHasher()
-	if _, err := io.Copy(h, r); err != nil {
-		return "", err
-	}
-	return h.Version(), nil
+// OfString is the version of the bytes of s, hashed in place: a content
+// the tools hold as a string is not copied to be hashed.
+func OfString(s string) string {
+	return Of(unsafe.Slice(unsafe.StringData(s), len(s))) // Of only reads it
 }
 
 // Valid reports whether v has the shape of a version.

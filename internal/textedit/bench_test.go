@@ -31,7 +31,7 @@ func BenchmarkEditsRepeatedLines(b *testing.B) {
 			content, old := repeatedCase(matchAll)
 			b.SetBytes(int64(len(content)))
 			for i := 0; i < b.N; i++ {
-				if _, _, err := Edits(content, []Edit{{old, "x\n"}}); err == nil {
+				if _, _, err := Edits(ctx, content, []Edit{{old, "x\n"}}); err == nil {
 					b.Fatal("matched one place")
 				}
 			}
@@ -52,7 +52,7 @@ func BenchmarkApplyHunksRepeatedLines(b *testing.B) {
 			h := hunk("", false, lines...)
 			b.SetBytes(int64(len(content)))
 			for i := 0; i < b.N; i++ {
-				if _, err := ApplyHunks(content, []Hunk{h}); err == nil {
+				if _, err := ApplyHunks(ctx, content, []Hunk{h}); err == nil {
 					b.Fatal("applied")
 				}
 			}

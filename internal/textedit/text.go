@@ -14,6 +14,10 @@ type Doc struct {
 	norm string // orig after the BOM, CRLF folded to LF
 	crAt []int  // offsets in norm of each '\n' that had a '\r' before it
 	eol  string // the dominant line ending: "\r\n" or "\n"
+
+	// Computed on first use, then shared by every edit of a list.
+	starts []int   // offset in norm of each line's first byte
+	fold   *folded // norm with typographic characters folded
 }
 
 // NewDoc prepares content for matching.
@@ -46,6 +50,23 @@ func NewDoc(content string) *Doc {
 		d.eol = "\r\n"
 	}
 	return d
+}
+
+// lineStarts is the offset in norm of each line's first byte.
+func (d *Doc) lineStarts() []int {
+	if d.starts == nil {
+		d.starts = lineStarts(d.norm)
+	}
+	return d.starts
+}
+
+// folded is norm with typographic characters folded.
+func (d *Doc) folded() folded {
+	if d.fold == nil {
+		f := fold(d.norm)
+		d.fold = &f
+	}
+	return *d.fold
 }
 
 // EOL is the file's dominant line ending.
