@@ -39,9 +39,9 @@ func newWorkspace(t *testing.T) (*Workspace, string) {
 }
 
 // openWorkspace opens dir, closing it when the test ends.
-func openWorkspace(t testing.TB, dir string, confine bool) *Workspace {
+func openWorkspace(t testing.TB, dir string, confine bool, opts ...Option) *Workspace {
 	t.Helper()
-	w, err := Open(dir, confine)
+	w, err := Open(dir, confine, opts...)
 	if err != nil {
 		t.Fatal(err)
 	}

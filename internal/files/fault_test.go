@@ -29,6 +29,10 @@ func TestMain(m *testing.M) {
 		writerChild(mode, os.Args[len(os.Args)-1])
 		return
 	}
+	if at := os.Getenv(committerEnv); at != "" {
+		committerChild(at, os.Args[len(os.Args)-2], os.Args[len(os.Args)-1])
+		return
+	}
 	goleak.VerifyTestMain(m) // the hash pipe's goroutine must end with every scan
 }
 

@@ -24,14 +24,38 @@ type Workspace struct {
 	confine bool
 	root    *os.Root // dir when confined, "/" otherwise
 
+	// journal is this workspace's directory of rollback transactions
+	// (journal.go); "" without a journal.
+	journal string
+
 	// fail, set only by tests, injects a failure before a step of a write
-	// ("stage", "rename", "remove") on the named path.
+	// ("stage", "journal", "rename", "remove", "commit", "cleanup") on the
+	// named path.
 	fail func(step, name string) error
+}
+
+// Option configures Open.
+type Option func(*Workspace)
+
+// WithJournal makes multi-file commits atomic across a crash with a
+// rollback journal under root (the user's state directory, e.g.
+// $XDG_STATE_HOME/steerable-sidecar/journal); each workspace gets its own
+// directory there. Recover rolls back what a crash interrupted.
+func WithJournal(root string) Option {
+	return func(w *Workspace) { w.journal = journalDir(root, w.dir) }
+}
+
+// WithFault calls fail before every step of a write ("stage", "journal",
+// "rename", "remove", "commit", "cleanup") with the step and the file's
+// name; an error fails the step ("cleanup" ignores it). It is the fault-injection seam of the end-to-end
+// crash tests; nothing else sets it.
+func WithFault(fail func(step, name string) error) Option {
+	return func(w *Workspace) { w.fail = fail }
 }
 
 // Open opens the workspace at dir, which must be absolute with its symlinks
 // resolved. confine refuses paths that resolve outside it.
-func Open(dir string, confine bool) (*Workspace, error) {
+func Open(dir string, confine bool, opts ...Option) (*Workspace, error) {
 	if !filepath.IsAbs(dir) || filepath.Clean(dir) != dir {
 		return nil, fmt.Errorf("workspace %q must be an absolute, clean path", dir)
 	}
@@ -43,8 +67,16 @@ func Open(dir string, confine bool) (*Workspace, error) {
 	if err != nil {
 		return nil, fmt.Errorf("workspace: %w", err)
 	}
-	return &Workspace{dir: dir, confine: confine, root: root}, nil
+	w := &Workspace{dir: dir, confine: confine, root: root}
+	for _, o := range opts {
+		o(w)
+	}
+	return w, nil
 }
+
+// Journal is the directory of this workspace's rollback transactions, ""
+// without a journal.
+func (w *Workspace) Journal() string { return w.journal }
 
 // Dir is the workspace root.
 func (w *Workspace) Dir() string { return w.dir }
