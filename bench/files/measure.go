@@ -27,6 +27,9 @@ func sidecar(bin, dir string) (*benchkit.Proc, error) {
 	return benchkit.Start(cmd)
 }
 
+// textLineLen is the length of each line makeText writes.
+const textLineLen = len("00000000 the quick brown fox jumps over the lazy dog, again and again\n")
+
 // makeText writes size bytes of uniquely numbered text lines to path.
 func makeText(path string, size int64) error {
 	f, err := os.Create(path)

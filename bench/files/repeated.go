@@ -58,25 +58,54 @@ func benchRepeated(bin, dir string) []row {
 	return append(rows, benchHeavyCancel(bin, dir))
 }
 
-// benchHeavyCancel cancels, 300 ms in, an edit_file of 50 not-found
-// repeated-lines edits on a 64 MiB file (the default size limit), which
-// runs for seconds even with linear matching.
+// benchHeavyCancel cancels, at a dozen points of its run in turn, an
+// edit_file that runs for seconds even with linear matching: 100 edits of lines near the end of a 64 MiB file (the default size
+// limit) and a last one that matches nothing, so nothing is written. The
+// request stays small, so the figure is the tool's answer to a cancel, not
+// the time to read a large frame. The row is the slowest answer (and the
+// median).
 func benchHeavyCancel(bin, dir string) row {
-	writeFile(filepath.Join(dir, "same64.txt"), strings.Repeat(repeatedLine, (64<<20-1)/len(repeatedLine)))
+	const size = 64<<20 - 1
+	if err := makeText(filepath.Join(dir, "big64.txt"), size); err != nil {
+		fail(err)
+	}
 	c, err := sidecar(bin, dir)
 	if err != nil {
 		fail(err)
 	}
 	defer c.Close()
-	if _, err := c.Invoke("read_file", map[string]any{"path": "same64.txt"}); err != nil {
+	if _, err := c.Invoke("read_file", map[string]any{"path": "big64.txt"}); err != nil {
 		fail(err)
 	}
+	last := size/textLineLen - 2 // the last whole line
 	var edits []any
-	for i := range 50 {
-		edits = append(edits, map[string]any{"oldText": repeatedOld() + fmt.Sprint(i), "newText": "x"})
+	for k := range 100 {
+		edits = append(edits, map[string]any{"oldText": fmt.Sprintf("%08d the quick", last-37*k), "newText": "x"})
 	}
-	cc, err := c.CallCancel("tool.invoke", map[string]any{"name": "edit_file", "arguments": map[string]any{"path": "same64.txt", "edits": edits}}, 300*time.Millisecond, cancelWait)
-	return cancelRow("  cancel at 300 ms (64 MiB, 50 edits)", cc, err)
+	edits = append(edits, map[string]any{"oldText": "no such line", "newText": "x"})
+	params := map[string]any{"name": "edit_file", "arguments": map[string]any{"path": "big64.txt", "edits": edits}}
+	const metric = "  cancel during edit_file on 64 MiB"
+	whole, err := c.CallCancel("tool.invoke", params, cancelWait, cancelWait) // uncancelled: how long it runs
+	if err != nil {
+		return cancelRow(metric, whole, err)
+	}
+	var latencies []time.Duration
+	step := max(50*time.Millisecond, whole.Total/12)
+	for at := step / 2; at < whole.Total; at += step {
+		cc, err := c.CallCancel("tool.invoke", params, at, cancelWait)
+		if err != nil {
+			return cancelRow(metric, cc, err)
+		}
+		if cc.Latency > 0 {
+			latencies = append(latencies, cc.Latency)
+		}
+	}
+	if len(latencies) == 0 {
+		return row{metric, "every call ended before its cancel", "-", "-", "<= 100 ms", "-"}
+	}
+	_, worst := benchkit.Range(latencies)
+	return row{fmt.Sprintf("%s (%.0f ms), worst of %d", metric, ms(whole.Total), len(latencies)),
+		fmt.Sprintf("%.1f ms (median %.1f)", ms(worst), ms(benchkit.Median(latencies))), "-", "-", "<= 100 ms", benchkit.Verdict(worst <= 100*time.Millisecond)}
 }
 
 // timedCall times one tool.invoke that is expected to be refused (the

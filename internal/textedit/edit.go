@@ -197,9 +197,13 @@ func (d *Doc) lines(ctx context.Context, old string, key func(string) string) (h
 	if blank {
 		return h, nil // blank lines match everywhere; only an exact match may place them
 	}
-	text, starts := d.norm, d.lineStarts()
+	starts, err := d.lineStarts(ctx)
+	if err != nil {
+		return h, err
+	}
+	text := d.norm
 	line := func(i int) string { return key(text[starts[i]:lineEnd(text, starts, i)]) }
-	err := newLinePattern(want).scan(ctx, 0, len(starts), line, func(i int) bool {
+	err = newLinePattern(want).scan(ctx, 0, len(starts), line, func(i int) bool {
 		end := lineEnd(text, starts, i+len(want)-1)
 		if trailingNL && end < len(text) {
 			end++
@@ -211,14 +215,21 @@ func (d *Doc) lines(ctx context.Context, old string, key func(string) string) (h
 }
 
 // lineStarts returns the offset of every line's first byte.
-func lineStarts(text string) []int {
+func lineStarts(ctx context.Context, text string) ([]int, error) {
 	starts := make([]int, 1, strings.Count(text, "\n")+1)
-	for i := 0; i < len(text); i++ {
-		if text[i] == '\n' && i+1 < len(text) {
-			starts = append(starts, i+1)
+	for i := 0; ; {
+		j := strings.IndexByte(text[i:], '\n')
+		if j < 0 || i+j+1 == len(text) {
+			return starts, nil
+		}
+		i += j + 1
+		starts = append(starts, i)
+		if len(starts)%(16*checkEvery) == 0 {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
 		}
 	}
-	return starts
 }
 
 // lineEnd is the offset of line i's '\n' (or the end of text).

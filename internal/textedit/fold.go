@@ -1,6 +1,7 @@
 package textedit
 
 import (
+	"encoding/binary"
 	"sort"
 	"strings"
 	"unicode/utf8"
@@ -43,7 +44,7 @@ func fold(s string) folded {
 	var b strings.Builder
 	var segs []foldSeg
 	last := 0
-	for i := 0; i < len(s); {
+	for i := asciiPrefix(s); i < len(s); {
 		if s[i] < utf8.RuneSelf {
 			i++
 			continue
@@ -68,6 +69,21 @@ func fold(s string) folded {
 	}
 	b.WriteString(s[last:])
 	return folded{text: b.String(), segs: segs}
+}
+
+// asciiPrefix is the length of s's leading ASCII bytes, eight at a time:
+// most files are ASCII, and fold has nothing to do there.
+func asciiPrefix(s string) int {
+	i := 0
+	for ; i+8 <= len(s); i += 8 {
+		if binary.LittleEndian.Uint64([]byte(s[i:i+8]))&0x8080808080808080 != 0 {
+			break
+		}
+	}
+	for i < len(s) && s[i] < utf8.RuneSelf {
+		i++
+	}
+	return i
 }
 
 // foldString is s folded.

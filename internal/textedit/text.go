@@ -1,6 +1,7 @@
 package textedit
 
 import (
+	"context"
 	"sort"
 	"strings"
 )
@@ -53,11 +54,15 @@ func NewDoc(content string) *Doc {
 }
 
 // lineStarts is the offset in norm of each line's first byte.
-func (d *Doc) lineStarts() []int {
+func (d *Doc) lineStarts(ctx context.Context) ([]int, error) {
 	if d.starts == nil {
-		d.starts = lineStarts(d.norm)
+		starts, err := lineStarts(ctx, d.norm)
+		if err != nil {
+			return nil, err
+		}
+		d.starts = starts
 	}
-	return d.starts
+	return d.starts, nil
 }
 
 // folded is norm with typographic characters folded.

@@ -119,7 +119,7 @@ func (e fileEnv) planFile(ctx context.Context, plan *patchPlan, fp textedit.File
 	case textedit.OpDelete:
 		return e.planDelete(ctx, plan, abs)
 	}
-	cur, refused := e.load(abs)
+	cur, refused := e.load(ctx, abs)
 	switch {
 	case refused != nil:
 		return refused

@@ -42,7 +42,7 @@ func (e fileEnv) editFile(ctx context.Context, _ Call, a editFileArgs) protocol.
 	}
 	unlock := e.state.Lock(abs)
 	defer unlock()
-	cur, refused := e.load(abs)
+	cur, refused := e.load(ctx, abs)
 	switch {
 	case refused != nil:
 		return *refused

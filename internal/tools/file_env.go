@@ -56,21 +56,30 @@ type onDisk struct {
 }
 
 // load reads a file whole (edit_file, apply_patch updates), refusing one
-// over the size limit or one that is not text.
-func (e fileEnv) load(abs string) (onDisk, *protocol.ToolResult) {
+// over the size limit or one that is not text. Each pass over a large file
+// takes tens of milliseconds, so the context is checked between them.
+func (e fileEnv) load(ctx context.Context, abs string) (onDisk, *protocol.ToolResult) {
 	b, fi, err := e.ws.ReadFile(abs, e.maxBytes)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return onDisk{}, nil
 	case err != nil:
 		return onDisk{}, fileFailure(abs, err)
+	case ctx.Err() != nil:
+		r := cancelled(abs)
+		return onDisk{}, &r
 	}
 	var nt *files.NotTextError
 	if errors.As(files.CheckText(b), &nt) {
 		r := e.notText(abs, nt, int64(len(b)))
 		return onDisk{}, &r
 	}
-	return onDisk{exists: true, version: readstate.OfString(b), content: b, mode: fi.Mode()}, nil
+	version, err := readstate.OfStringContext(ctx, b)
+	if err != nil {
+		r := cancelled(abs)
+		return onDisk{}, &r
+	}
+	return onDisk{exists: true, version: version, content: b, mode: fi.Mode()}, nil
 }
 
 // hash finds a file's version without holding it in memory (write_file,
