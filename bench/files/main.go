@@ -64,10 +64,10 @@ type row struct {
 }
 
 func printTable(rows []row) {
-	fmt.Printf("%-38s %-26s %-26s %-8s %-10s %s\n", "files", "steerable-sidecar", "reference", "ratio", "target", "")
-	fmt.Println(strings.Repeat("-", 118))
+	fmt.Printf("%-56s %-28s %-28s %-8s %-10s %s\n", "files", "steerable-sidecar", "reference", "ratio", "target", "")
+	fmt.Println(strings.Repeat("-", 140))
 	for _, r := range rows {
-		fmt.Printf("%-38s %-26s %-26s %-8s %-10s %s\n", r.metric, r.ours, r.reference, r.ratio, r.target, r.verdict)
+		fmt.Printf("%-56s %-28s %-28s %-8s %-10s %s\n", r.metric, r.ours, r.reference, r.ratio, r.target, r.verdict)
 	}
 }
 
