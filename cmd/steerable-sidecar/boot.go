@@ -244,7 +244,7 @@ func (a *app) healthChecks(settle bool) map[string]protocol.Check {
 // state, and rolls back what a crash left of an apply_patch.
 func (a *app) openFiles() error {
 	opts := []files.Option{}
-	journal, journalMsg := journalRoot(a.cfg.StateDir)
+	journal, journalMsg := journalRoot(a.cfg.StateDir, a.cfg.Workspace)
 	if journal != "" {
 		opts = append(opts, files.WithJournal(journal))
 	}

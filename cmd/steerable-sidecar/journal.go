@@ -9,6 +9,8 @@ import (
 	"syscall"
 
 	"github.com/rs/zerolog"
+
+	"steerable.dev/sidecar/internal/files"
 )
 
 // The apply_patch rollback journal at boot (internal/files, journal.go):
@@ -17,7 +19,7 @@ import (
 // journalRoot is the rollback journal's directory under the state
 // directory, or "" with the reason it is off. Nothing is created here: the
 // journal's directories appear with the first multi-file commit.
-func journalRoot(stateDir string) (string, string) {
+func journalRoot(stateDir, workspace string) (string, string) {
 	const off = "a crash during a multi-file apply_patch can leave it half applied"
 	switch {
 	case stateDir == "":
@@ -26,10 +28,29 @@ func journalRoot(stateDir string) (string, string) {
 		return "", fmt.Sprintf("no rollback journal (STEERABLE_STATE_DIR=%q is not absolute): %s", stateDir, off)
 	}
 	dir := filepath.Join(stateDir, "journal")
+	if real, err := realPath(dir); err == nil && files.Within(workspace, real) {
+		// The model's commands could rewrite it there, and the file tools
+		// would show it; the journal is the sidecar's, not the workspace's.
+		return "", fmt.Sprintf("no rollback journal (%s is inside the workspace; set STEERABLE_STATE_DIR outside it): %s", dir, off)
+	}
 	if err := creatable(dir); err != nil {
 		return "", fmt.Sprintf("no rollback journal (%v): %s", err, off)
 	}
 	return dir, "apply_patch rollback journal in " + dir
+}
+
+// realPath resolves the symlinks of the longest existing prefix of p and
+// appends the rest.
+func realPath(p string) (string, error) {
+	if real, err := filepath.EvalSymlinks(p); err == nil {
+		return real, nil
+	}
+	parent := filepath.Dir(p)
+	if parent == p {
+		return p, nil
+	}
+	real, err := realPath(parent)
+	return filepath.Join(real, filepath.Base(p)), err
 }
 
 // creatable checks that dir exists or could be created: its nearest
