@@ -31,14 +31,8 @@ func repeatedOld() string {
 // such edits on a 64 MiB file).
 func benchRepeated(bin, dir string) []row {
 	writeFile(filepath.Join(dir, "same.txt"), strings.Repeat(repeatedLine, repeatedLines))
-	c, err := sidecar(bin, dir)
-	if err != nil {
-		fail(err)
-	}
+	c := sidecarAfterRead(bin, dir, "same.txt")
 	defer c.Close()
-	if _, err := c.Invoke("read_file", map[string]any{"path": "same.txt"}); err != nil {
-		fail(err)
-	}
 	edit := map[string]any{"name": "edit_file", "arguments": map[string]any{"path": "same.txt",
 		"edits": []any{map[string]any{"oldText": repeatedOld(), "newText": "x\n"}}}}
 	var hunk strings.Builder
@@ -69,14 +63,8 @@ func benchHeavyCancel(bin, dir string) row {
 	if err := makeText(filepath.Join(dir, "big64.txt"), size); err != nil {
 		fail(err)
 	}
-	c, err := sidecar(bin, dir)
-	if err != nil {
-		fail(err)
-	}
+	c := sidecarAfterRead(bin, dir, "big64.txt")
 	defer c.Close()
-	if _, err := c.Invoke("read_file", map[string]any{"path": "big64.txt"}); err != nil {
-		fail(err)
-	}
 	last := size/textLineLen - 2 // the last whole line
 	var edits []any
 	for k := range 100 {
