@@ -49,7 +49,7 @@ func (e fileEnv) applyPatch(ctx context.Context, _ Call, a applyPatchArgs) proto
 		}
 	}
 	if ctx.Err() != nil {
-		return Followup("the call was cancelled; the patch was not applied and no file was changed")
+		return patchCancelled()
 	}
 	if err := e.ws.Commit(plan.changes); err != nil {
 		return Followup("the patch was not applied and no file was changed: %v", err)
@@ -132,7 +132,7 @@ func (e fileEnv) planFile(ctx context.Context, plan *patchPlan, fp textedit.File
 	}
 	updated, err := textedit.ApplyHunks(ctx, cur.content, fp.Hunks)
 	if ctx.Err() != nil {
-		r := Followup("the call was cancelled; the patch was not applied and no file was changed")
+		r := patchCancelled()
 		return &r
 	}
 	if err != nil {
@@ -144,4 +144,10 @@ func (e fileEnv) planFile(ctx context.Context, plan *patchPlan, fp textedit.File
 		return e.planUpdate(plan, abs, cur, updated)
 	}
 	return e.planMove(plan, abs, dest, cur, updated)
+}
+
+// patchCancelled is the result of a patch whose call was cancelled before
+// anything was written.
+func patchCancelled() protocol.ToolResult {
+	return Followup("the call was cancelled; the patch was not applied and no file was changed")
 }
