@@ -36,6 +36,8 @@ type Config struct {
 	// File tools.
 	RequireReadBeforeWrite bool  `env:"STEERABLE_REQUIRE_READ_BEFORE_WRITE" envDefault:"true" feature:"files" help:"hard gate: refuse to overwrite an existing file this session never read (0 opts out)"`
 	FileMaxBytes           int64 `env:"STEERABLE_FILE_MAX_BYTES" envDefault:"67108864" range:"1024..1073741824" feature:"files" help:"largest file write_file writes and edit_file/apply_patch load and rewrite (read_file streams files of any size)"`
+	// StateDir is derived when unset (state.go).
+	StateDir string `env:"STEERABLE_STATE_DIR" feature:"files" help:"absolute directory for state that outlives a crash: the rollback journal of multi-file apply_patch (default: $XDG_STATE_HOME/steerable-sidecar, else $HOME/.local/state/steerable-sidecar)"`
 
 	// Sandbox and shell.
 	Sandbox            string `env:"STEERABLE_SANDBOX" envDefault:"auto" oneof:"auto|bwrap|landlock|seatbelt|none" feature:"sandbox" help:"layer-2 sandbox backend for bash and run_code; auto probes at boot"`
