@@ -127,8 +127,6 @@ func TestDownloadCommandsWork(t *testing.T) {
 	}
 }
 
-func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
-
 // TestWebFetchBinaryRefusalNamesWhatExists: through the tool, the refusal
 // carries the session's hint, and the descriptor names no downloader.
 func TestWebFetchBinaryRefusalNamesWhatExists(t *testing.T) {
