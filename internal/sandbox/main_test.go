@@ -33,11 +33,12 @@ func TestMain(m *testing.M) {
 
 // self is how the Landlock backend re-executes this test binary.
 func self(t testing.TB) Self {
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
+	s := OpenSelf("sandbox.test")
+	if s.File == nil {
+		t.Fatal("cannot open the test binary")
 	}
-	return Self{Path: exe, Argv0: filepath.Base(exe)}
+	t.Cleanup(func() { s.File.Close() })
+	return s
 }
 
 // backendFor returns the named backend, skipping the test only when its
@@ -47,7 +48,7 @@ func backendFor(t *testing.T, name string) Backend {
 	var b Backend
 	switch name {
 	case "bwrap":
-		b = NewBwrap()
+		b = NewBwrap("")
 	case "landlock":
 		b = NewLandlock(self(t))
 	case "none":
@@ -65,12 +66,23 @@ func backendFor(t *testing.T, name string) Backend {
 // skipping) when its probe does not pass.
 func openSandbox(t *testing.T, name string, network bool, environ ...string) *Sandbox {
 	t.Helper()
+	return openWith(t, name, Options{Network: network, Environ: environ})
+}
+
+// openWith opens a sandbox with exactly the named backend and opts, filling
+// in the workspace, temp parent and a PATH and HOME when opts has none.
+func openWith(t *testing.T, name string, opts Options) *Sandbox {
+	t.Helper()
 	b := backendFor(t, name)
-	s, err := Open(context.Background(), Options{
-		Choice: name, Network: network, Workspace: realTempDir(t), TempParent: realTempDir(t),
-		Environ:  append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME")}, environ...),
-		Backends: []Backend{b},
-	})
+	opts.Choice, opts.Backends = name, []Backend{b}
+	if opts.Workspace == "" {
+		opts.Workspace = realTempDir(t)
+	}
+	if opts.TempParent == "" {
+		opts.TempParent = realTempDir(t)
+	}
+	opts.Environ = append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME")}, opts.Environ...)
+	s, err := Open(context.Background(), opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -98,11 +110,7 @@ func run(t *testing.T, s *Sandbox, script string, opts RunOptions) Result {
 	if opts.Timeout == 0 {
 		opts.Timeout = 20 * time.Second
 	}
-	cmd, err := s.Command([]string{"bash", "-c", script}, s.Policy().WritableRoots[0], s.Env(EnvScrubbed))
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := Run(context.Background(), cmd, opts)
+	res, err := s.Run(context.Background(), Command{Argv: []string{"bash", "-c", script}, Dir: s.Policy().WritableRoots[0]}, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
