@@ -15,10 +15,11 @@ import (
 	"steerable.dev/sidecar/internal/sandbox/sandboxtest"
 )
 
-// TestMain lets the test binary play two other roles, the way the sidecar
-// binary does: the Landlock helper (HelperCommand, reached by re-execution)
-// and a "sidecar" that starts a confined child and is then SIGKILLed by a
-// test (spawnParent).
+// TestMain lets the test binary play other roles, the way the sidecar
+// binary does: the Landlock helper (HelperCommand, reached by
+// re-execution), a "sidecar" that starts a confined child and is then
+// SIGKILLed by a test (spawnParent), and an unprivileged sidecar
+// (nonrootCheck).
 func TestMain(m *testing.M) {
 	if len(os.Args) > 1 {
 		switch os.Args[1] {
@@ -26,6 +27,8 @@ func TestMain(m *testing.M) {
 			os.Exit(ExecMain(os.Args[2:], os.Stderr))
 		case "spawn-parent":
 			os.Exit(spawnParent(os.Args[2], os.Args[3], os.Args[4]))
+		case "nonroot-check":
+			os.Exit(nonrootCheck(os.Args[2], os.Args[3]))
 		}
 	}
 	goleak.VerifyTestMain(m)
@@ -73,8 +76,10 @@ func openSandbox(t *testing.T, name string, network bool, environ ...string) *Sa
 // in the workspace, temp parent and a PATH and HOME when opts has none.
 func openWith(t *testing.T, name string, opts Options) *Sandbox {
 	t.Helper()
-	b := backendFor(t, name)
-	opts.Choice, opts.Backends = name, []Backend{b}
+	opts.Choice = name
+	if opts.Backends == nil {
+		opts.Backends = []Backend{backendFor(t, name)}
+	}
 	if opts.Workspace == "" {
 		opts.Workspace = realTempDir(t)
 	}

@@ -2,8 +2,10 @@ package sandbox
 
 import (
 	"context"
+	"errors"
 	"path/filepath"
 	"runtime"
+	"sync"
 )
 
 // Options configure Open; cmd fills them from the Config.
@@ -29,8 +31,10 @@ type Options struct {
 	// the named lookups (tests).
 	Backends []Backend
 	// modes, when set, replaces the launch modes Open tries (tests: a
-	// kernel without user namespaces).
-	modes []launchMode
+	// kernel without user namespaces); noCgroups leaves cgroups out (tests:
+	// the rlimit fallbacks).
+	modes     []launchMode
+	noCgroups bool
 }
 
 // Info is data._sandbox of every result of a sandboxed tool.
@@ -88,6 +92,8 @@ type Sandbox struct {
 	stale       int // session temp dirs of dead sidecars removed at boot
 	modeErrs    []Attempt
 	probed      []Backend // closed by Close
+	cgroupErr   error     // why no cgroup is used
+	closeOnce   sync.Once
 }
 
 // Open creates the session temp dir and starts the selection: the
@@ -123,7 +129,11 @@ func Open(ctx context.Context, opts Options) (*Sandbox, error) {
 func (s *Sandbox) selectBackend(ctx context.Context) {
 	defer close(s.selected)
 	s.stale = RemoveStaleSessionDirs(s.opts.TempParent)
-	s.launcher.cgroups, _ = openCgroups(s.launcher.owner)
+	if s.opts.noCgroups {
+		s.cgroupErr = errors.New("left out")
+	} else {
+		s.launcher.cgroups, s.cgroupErr = openCgroups(s.launcher.owner)
+	}
 	s.selectMode()
 	for _, b := range s.candidates() {
 		err := b.Available()
@@ -261,6 +271,11 @@ func (s *Sandbox) Scrubbed() []string {
 // dir.
 func (s *Sandbox) Close() error {
 	<-s.selected
+	s.closeOnce.Do(s.release)
+	return removeTree(s.tmpDir)
+}
+
+func (s *Sandbox) release() {
 	s.launcher.killAll()
 	s.launcher.killOrphans()
 	s.launcher.cgroups.close()
@@ -272,5 +287,4 @@ func (s *Sandbox) Close() error {
 	if s.opts.Self.File != nil {
 		s.opts.Self.File.Close()
 	}
-	return removeTree(s.tmpDir)
 }

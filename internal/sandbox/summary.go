@@ -90,7 +90,11 @@ func (s *Sandbox) limitsText() string {
 	default:
 		mem = fmt.Sprintf("%d MB address space (RLIMIT_AS: no memory cgroup is writable; programs that reserve address space up front, like Go, Node and the JVM, may fail)", lim.MaxMemoryBytes>>20)
 	}
-	return procs + ", " + mem
+	text := procs + ", " + mem
+	if s.cgroupErr != nil && (lim.MaxProcs > 0 || lim.MaxMemoryBytes > 0) {
+		text += " [no cgroup: " + s.cgroupErr.Error() + "]"
+	}
+	return text
 }
 
 func (s *Sandbox) denyText() string {
