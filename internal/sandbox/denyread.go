@@ -46,7 +46,7 @@ func ParsePathList(list string) (paths, problems []string) {
 		case strings.ContainsRune(e, 0):
 			problems = append(problems, fmt.Sprintf("%q holds a NUL byte", e))
 		case e == "~" || strings.HasPrefix(e, "~/"):
-			paths = append(paths, "~"+filepath.Clean("/" + strings.TrimPrefix(e, "~")))
+			paths = append(paths, "~"+filepath.Clean("/"+strings.TrimPrefix(e, "~")))
 		case filepath.IsAbs(e):
 			paths = append(paths, filepath.Clean(e))
 		default:
