@@ -19,8 +19,6 @@ func BenchmarkRunTrue(b *testing.B) {
 	})
 	for _, name := range []string{"none", "landlock", "bwrap"} {
 		b.Run(name, func(b *testing.B) {
-			t := &testing.T{}
-			_ = t
 			s := benchSandbox(b, name)
 			for range b.N {
 				res, err := s.Run(context.Background(), Command{Argv: []string{"bash", "-c", "true"}, Dir: s.TempDir()}, RunOptions{MaxOutput: 4096})
@@ -55,6 +53,5 @@ func benchSandbox(b *testing.B, name string) *Sandbox {
 	if s.Info().Backend != name {
 		b.Fatal(s.Summary())
 	}
-	b.Log(s.Summary())
 	return s
 }

@@ -109,10 +109,12 @@ func (b Bwrap) Prepare(cmd Cmd, p Policy) (Launch, error) {
 	return Launch{Cmd: Cmd{Path: b.Path, Args: args, Dir: cmd.Dir, Env: cmd.Env, ExtraFiles: cmd.ExtraFiles}, Files: files}, nil
 }
 
-// procKnobs are the entries of /proc that a process with the sidecar's uid
-// could write (root's /proc/sys, the MTRR table, PSI triggers, sysrq),
-// bound read-only over the fresh /proc.
-var procKnobs = []string{"/proc/sys", "/proc/sysrq-trigger", "/proc/mtrr", "/proc/pressure", "/proc/irq", "/proc/bus", "/proc/fs", "/proc/acpi", "/proc/driver", "/proc/scsi", "/proc/tty"}
+// procKnobs are the entries of the fresh /proc that a process with the
+// sidecar's uid could write — root's /proc/sys (kernel.core_pattern is code
+// execution as root), the sysrq trigger, the MTRR table, PSI triggers —
+// bound read-only over themselves (bubblewrap covers /proc/irq and
+// /proc/bus itself).
+var procKnobs = []string{"/proc/sys", "/proc/sysrq-trigger", "/proc/mtrr", "/proc/pressure"}
 
 func (b Bwrap) args(cmd Cmd, p Policy, seccompFD int) []string {
 	args := []string{"bwrap", "--die-with-parent", "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--cap-drop", "ALL"}

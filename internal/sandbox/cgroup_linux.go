@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 )
@@ -41,15 +42,25 @@ type cgroups struct {
 	version int                   // 2, or 1
 	dirs    map[controller]string // the session directory per controller (v2: the same one)
 	stale   int                   // session directories of dead sidecars removed at boot
+
+	mu   sync.Mutex
+	idle []*callCgroup // emptied cgroups kept for the next calls
 }
 
 // callCgroup is one child's cgroup (one directory per v1 hierarchy).
+// Creating a memory cgroup costs more than the rest of a call, so an
+// emptied one is reused: its limits are set again only when they differ,
+// and the kernel's counters are read as deltas from the call's start.
 type callCgroup struct {
+	owner   *cgroups
 	version int
 	dirs    map[controller]string
+	limits  Limits
+	base    [2]int64 // OOM kills and refused forks when the call started
 }
 
-const cgroupRoot = "/sys/fs/cgroup"
+// maxIdleCgroups bounds the reusable cgroups a session keeps.
+const maxIdleCgroups = 4
 
 // openCgroups finds a writable hierarchy with the memory and pids
 // controllers (v2 first, then v1), creates the session directory and
@@ -205,24 +216,45 @@ func (cg *cgroups) has(c controller) bool {
 	return ok
 }
 
-// forCall creates the cgroup of call n with the limits it enforces. A nil
-// *cgroups gives a nil *callCgroup, whose methods do nothing.
+// forCall returns a cgroup for call n with lim in force: an idle one, or
+// a new directory. A nil *cgroups gives a nil *callCgroup, whose methods
+// do nothing.
 func (cg *cgroups) forCall(n uint64, lim Limits) (*callCgroup, error) {
 	if cg == nil {
 		return nil, nil
 	}
-	call := &callCgroup{version: cg.version, dirs: map[controller]string{}}
+	call, err := cg.reuseOrCreate(n)
+	if err != nil {
+		return nil, err
+	}
+	if call.limits != lim {
+		if err := call.setLimits(lim); err != nil {
+			call.destroy()
+			return nil, err
+		}
+		call.limits = lim
+	}
+	call.base = call.counters()
+	return call, nil
+}
+
+func (cg *cgroups) reuseOrCreate(n uint64) (*callCgroup, error) {
+	cg.mu.Lock()
+	if k := len(cg.idle); k > 0 {
+		call := cg.idle[k-1]
+		cg.idle = cg.idle[:k-1]
+		cg.mu.Unlock()
+		return call, nil
+	}
+	cg.mu.Unlock()
+	call := &callCgroup{owner: cg, version: cg.version, dirs: map[controller]string{}, limits: Limits{MaxProcs: -1}}
 	for c, session := range cg.dirs {
 		dir := filepath.Join(session, "call-"+strconv.FormatUint(n, 10))
 		if err := os.Mkdir(dir, 0o755); err != nil {
-			call.remove()
+			call.destroy()
 			return nil, fmt.Errorf("creating the call's cgroup: %w", err)
 		}
 		call.dirs[c] = dir
-	}
-	if err := call.setLimits(lim); err != nil {
-		call.remove()
-		return nil, err
 	}
 	return call, nil
 }
@@ -232,21 +264,27 @@ func (c *callCgroup) setLimits(lim Limits) error {
 		ctl        controller
 		v1, v2     string
 		value      int64
-		enabledFor bool
+		enabledFor bool // false: no limit
 	}
 	for _, k := range []knob{
 		{ctlMemory, "memory.limit_in_bytes", "memory.max", lim.MaxMemoryBytes, lim.MaxMemoryBytes > 0},
 		{ctlPids, "pids.max", "pids.max", int64(lim.MaxProcs), lim.MaxProcs > 0},
 	} {
 		dir, ok := c.dirs[k.ctl]
-		if !ok || !k.enabledFor {
+		if !ok {
 			continue
 		}
-		file := k.v2
+		file, value := k.v2, strconv.FormatInt(k.value, 10)
 		if c.version == 1 {
 			file = k.v1
 		}
-		if err := os.WriteFile(filepath.Join(dir, file), []byte(strconv.FormatInt(k.value, 10)), 0); err != nil {
+		if !k.enabledFor {
+			value = "max"
+			if c.version == 1 && k.ctl == ctlMemory {
+				value = "-1"
+			}
+		}
+		if err := os.WriteFile(filepath.Join(dir, file), []byte(value), 0); err != nil {
 			return fmt.Errorf("setting %s: %w", file, err)
 		}
 	}
@@ -285,23 +323,37 @@ func (c *callCgroup) uniqueDirs() []string {
 	return dirs
 }
 
-// limitHit names the limit the call hit, from the kernel's counters:
-// an OOM kill in the memory cgroup, a refused fork in the pids cgroup.
+// limitHit names the limit the call hit, from the kernel's counters
+// since the call started: an OOM kill in the memory cgroup, a refused
+// fork in the pids cgroup.
 func (c *callCgroup) limitHit() string {
 	if c == nil {
 		return ""
 	}
-	memFile, memKey := "memory.events", "oom_kill"
-	if c.version == 1 {
-		memFile = "memory.oom_control"
-	}
-	if dir, ok := c.dirs[ctlMemory]; ok && counter(filepath.Join(dir, memFile), memKey) > 0 {
+	now := c.counters()
+	switch {
+	case now[0] > c.base[0]:
 		return "memory"
-	}
-	if dir, ok := c.dirs[ctlPids]; ok && counter(filepath.Join(dir, "pids.events"), "max") > 0 {
+	case now[1] > c.base[1]:
 		return "processes"
 	}
 	return ""
+}
+
+// counters reads the OOM kills and the refused forks so far.
+func (c *callCgroup) counters() [2]int64 {
+	var n [2]int64
+	memFile := "memory.events"
+	if c.version == 1 {
+		memFile = "memory.oom_control"
+	}
+	if dir, ok := c.dirs[ctlMemory]; ok {
+		n[0] = counter(filepath.Join(dir, memFile), "oom_kill")
+	}
+	if dir, ok := c.dirs[ctlPids]; ok {
+		n[1] = counter(filepath.Join(dir, "pids.events"), "max")
+	}
+	return n
 }
 
 // counter reads "key N" from a flat-keyed cgroup file (0 when absent).
@@ -363,12 +415,33 @@ func cgroupProcs(dir string) []int {
 	return pids
 }
 
-// remove removes the call's directories (they are empty once killAll
-// returned; a busy one is retried briefly).
+// remove gives the emptied cgroup back for reuse, or removes its
+// directories when enough are idle or a process is still in it.
 func (c *callCgroup) remove() {
 	if c == nil {
 		return
 	}
+	cg := c.owner
+	cg.mu.Lock()
+	if len(cg.idle) < maxIdleCgroups && c.empty() {
+		cg.idle = append(cg.idle, c)
+		cg.mu.Unlock()
+		return
+	}
+	cg.mu.Unlock()
+	c.destroy()
+}
+
+func (c *callCgroup) empty() bool {
+	for _, dir := range c.uniqueDirs() {
+		if len(cgroupProcs(dir)) > 0 {
+			return false
+		}
+	}
+	return true
+}
+
+func (c *callCgroup) destroy() {
 	for _, dir := range c.uniqueDirs() {
 		rmdirRetry(dir)
 	}
@@ -392,6 +465,13 @@ func (cg *cgroups) close() {
 }
 
 func (cg *cgroups) removeSession() {
+	cg.mu.Lock()
+	idle := cg.idle
+	cg.idle = nil
+	cg.mu.Unlock()
+	for _, c := range idle {
+		c.destroy()
+	}
 	for _, dir := range cg.dirs {
 		emptySession(dir, cg.version)
 	}

@@ -2,7 +2,6 @@ package sandbox
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -143,15 +142,4 @@ func expandHome(e, home string) (string, bool) {
 		return "", false
 	}
 	return filepath.Join(home, rest), true
-}
-
-// existingPaths keeps the paths that exist now.
-func existingPaths(paths []string) []string {
-	var out []string
-	for _, p := range paths {
-		if _, err := os.Lstat(p); err == nil {
-			out = append(out, p)
-		}
-	}
-	return out
 }

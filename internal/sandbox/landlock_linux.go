@@ -133,6 +133,17 @@ func (l Landlock) Enforcement(Policy) Enforcement {
 	return EnforcementPartial
 }
 
+// warm builds the ruleset of p ahead of the first call (the boot probe
+// built its own: its deny list has the probe's secret).
+func (l Landlock) warm(p Policy) {
+	if l.exec || l.sets == nil {
+		return
+	}
+	l.sets.mu.Lock()
+	defer l.sets.mu.Unlock()
+	l.sets.get(l.ABI, p.normalized())
+}
+
 // close releases the cached rulesets.
 func (l Landlock) close() {
 	if l.sets != nil {

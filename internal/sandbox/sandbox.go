@@ -143,6 +143,9 @@ func (s *Sandbox) selectBackend(ctx context.Context) {
 		}
 		if err == nil {
 			s.backend = b
+			if w, ok := b.(interface{ warm(Policy) }); ok {
+				w.warm(s.policy)
+			}
 			break
 		}
 		s.attempts = append(s.attempts, Attempt{Backend: b.Name() + modeSuffix(b), Err: err})
