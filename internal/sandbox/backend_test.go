@@ -194,6 +194,29 @@ func TestSidecarSIGKILLLeavesNoChildren(t *testing.T) {
 	}
 }
 
+// Issue 11, item 7: a sidecar SIGKILLed in the first milliseconds of a
+// bwrap call (before bwrap armed --die-with-parent) left the command
+// running in 6 of 40 tries. bwrap now runs as the init of the launcher's
+// PID namespace, whose parent-death signal is armed before bwrap starts.
+func TestSidecarSIGKILLInBwrapsStartWindow(t *testing.T) {
+	backendFor(t, "bwrap")
+	exe, _ := os.Executable()
+	scratch := realTempDir(t)
+	for i := range 12 {
+		marker := uniqueMarker(t) + "-" + strconv.Itoa(i)
+		parent := exec.Command(exe, "spawn-parent", "bwrap", marker, scratch)
+		out, _ := parent.StdoutPipe()
+		if err := parent.Start(); err != nil {
+			t.Fatal(err)
+		}
+		bufio.NewReader(out).ReadString('\n') // Start returned: bwrap is setting up
+		parent.Process.Kill()
+		parent.Wait()
+		time.Sleep(200 * time.Millisecond) // what survived would have started by now
+		waitGone(t, marker)
+	}
+}
+
 func waitCount(t *testing.T, marker string, want int) {
 	deadline := time.Now().Add(5 * time.Second)
 	for len(sandboxtest.Started(marker)) < want {
