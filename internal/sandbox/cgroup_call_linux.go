@@ -272,4 +272,3 @@ func rmdirRetry(dir string) {
 		time.Sleep(2 * time.Millisecond)
 	}
 }
-
