@@ -33,12 +33,22 @@ type launchMode struct {
 	subreaper bool
 }
 
-// candidateModes are the modes tried at Open, strongest first.
+// candidateModes are the modes tried at Open, strongest first. A root
+// sidecar creates PID namespaces with its own CAP_SYS_ADMIN; where that is
+// taken away (a container), a user namespace may still be allowed.
 func candidateModes() []launchMode {
-	userns := os.Geteuid() != 0
+	if os.Geteuid() != 0 {
+		return []launchMode{
+			{pidns: true, userns: true, stop: true},
+			{pidns: true, userns: true},
+			{stop: true, subreaper: true},
+			{subreaper: true},
+		}
+	}
 	return []launchMode{
-		{pidns: true, userns: userns, stop: true},
-		{pidns: true, userns: userns},
+		{pidns: true, stop: true},
+		{pidns: true, userns: true, stop: true},
+		{pidns: true},
 		{stop: true, subreaper: true},
 		{subreaper: true},
 	}
@@ -233,7 +243,8 @@ func (l *launcher) setUp(pid int, cg *callCgroup, lim Limits) error {
 }
 
 // writeIDMaps maps the child's uid and gid to the sidecar's own, one line
-// each (what an unprivileged process may write for its own child).
+// each (what an unprivileged process may write for its own child; root's
+// maps 0 to 0).
 func writeIDMaps(pid int) error {
 	dir := "/proc/" + strconv.Itoa(pid) + "/"
 	for _, w := range []struct{ file, data string }{
@@ -252,7 +263,7 @@ func writeIDMaps(pid int) error {
 // counts the uid's processes in the child's own user namespace (so only
 // the call's), and RLIMIT_AS is the memory fallback of last resort.
 func (l *launcher) setRlimits(pid int, cg *callCgroup, lim Limits) error {
-	if lim.MaxProcs > 0 && !cg.has(ctlPids) && l.mode.userns {
+	if lim.MaxProcs > 0 && !cg.has(ctlPids) && l.mode.userns && os.Geteuid() != 0 {
 		n := uint64(lim.MaxProcs)
 		if err := unix.Prlimit(pid, unix.RLIMIT_NPROC, &unix.Rlimit{Cur: n, Max: n}, nil); err != nil {
 			return fmt.Errorf("RLIMIT_NPROC: %w", err)

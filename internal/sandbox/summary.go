@@ -75,7 +75,7 @@ func (s *Sandbox) limitsText() string {
 	case lim.MaxProcs == 0:
 	case cg.has(ctlPids):
 		procs = fmt.Sprintf("%d processes (%s pids)", lim.MaxProcs, cg.name())
-	case s.launcher.mode.userNS():
+	case s.launcher.mode.userNS() && os.Geteuid() != 0:
 		procs = fmt.Sprintf("%d processes (RLIMIT_NPROC in the call's user namespace)", lim.MaxProcs)
 	case os.Geteuid() == 0:
 		procs = "processes not limited (root is exempt from RLIMIT_NPROC and no pids cgroup is writable)"
