@@ -54,11 +54,7 @@ func (p *Process) Signal(sig syscall.Signal) {
 // exited.
 func (p *Process) Kill() {
 	p.Signal(syscall.SIGKILL)
-	select {
-	case <-p.done:
-	default:
-		_ = syscall.Kill(p.Pid(), syscall.SIGKILL)
-	}
+	_ = p.cmd.Process.Signal(syscall.SIGKILL) // through its pidfd: never a recycled pid
 }
 
 // Stop asks the group to end (SIGTERM), waits up to grace for the leader,
