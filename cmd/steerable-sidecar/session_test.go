@@ -16,6 +16,7 @@ package main
 //	sidecar signal SIG        send TERM, INT or KILL
 //	sidecar wait              wait for it to exit; prints "exit N"
 //	sidecar stderr            print what it wrote to stderr so far
+//	sidecar pid               set $SIDECAR_PID to its process id
 //
 // Every wait is bounded (waitTimeout), so a broken sidecar fails the script
 // instead of hanging it.
@@ -115,6 +116,8 @@ func cmdSidecar(ts *testscript.TestScript, neg bool, args []string) {
 		s.mu.Lock()
 		fmt.Fprint(ts.Stdout(), s.stderr.String())
 		s.mu.Unlock()
+	case "pid":
+		ts.Setenv("SIDECAR_PID", strconv.Itoa(s.cmd.Process.Pid))
 	default:
 		ts.Fatalf("unknown sidecar subcommand %q", args[0])
 	}

@@ -47,6 +47,16 @@ type Config struct {
 	BashMaxTimeoutMs   int    `env:"STEERABLE_BASH_MAX_TIMEOUT_MS" envDefault:"600000" range:"1000..86400000" feature:"sandbox" help:"ceiling for bash timeout_ms (the default per call is 120000)"`
 	BashMaxOutputBytes int    `env:"STEERABLE_BASH_MAX_OUTPUT_BYTES" envDefault:"1048576" range:"4096..268435456" feature:"sandbox" help:"bytes kept per output stream of bash (head and tail; the middle is elided)"`
 
+	// Sandbox policy: deny-read, sockets, environment, per-call limits.
+	SandboxUnixSockets bool     `env:"STEERABLE_SANDBOX_UNIX_SOCKETS" envDefault:"false" feature:"sandbox" help:"with the network off, still let sandboxed commands create UNIX sockets (a local agent socket)"`
+	SandboxDenyRead    string   `env:"STEERABLE_SANDBOX_DENY_READ" feature:"sandbox" help:"colon-separated paths (absolute or ~/...) sandboxed commands cannot read, besides the default credential stores"`
+	SandboxAllowRead   string   `env:"STEERABLE_SANDBOX_ALLOW_READ" feature:"sandbox" help:"colon-separated entries of the default deny list to lift, as listed in the README (e.g. ~/.npmrc)"`
+	SandboxEnv         string   `env:"STEERABLE_SANDBOX_ENV" envDefault:"inherit" oneof:"inherit|core" feature:"sandbox" help:"inherit: the sidecar's environment minus credentials; core: only PATH, HOME, USER, LANG, LC_*, TERM, TMPDIR, SHELL"`
+	SandboxEnvPass     []string `env:"STEERABLE_SANDBOX_ENV_PASS" envSeparator:"," feature:"sandbox" help:"comma-separated variable names every sandboxed command gets, whatever STEERABLE_SANDBOX_ENV and the scrubbing say"`
+	SandboxMaxProcs    int      `env:"STEERABLE_SANDBOX_MAX_PROCS" envDefault:"512" range:"0..1048576" feature:"sandbox" help:"processes (and threads) one sandboxed call may run at once (0 = no limit)"`
+	SandboxMaxMemoryMB int      `env:"STEERABLE_SANDBOX_MAX_MEMORY_MB" envDefault:"4096" range:"0..1048576" feature:"sandbox" help:"memory one sandboxed call may use, in MiB (0 = no limit)"`
+	BwrapPath          string   `env:"STEERABLE_BWRAP_PATH" feature:"sandbox" help:"bubblewrap binary (absolute path); default: the first of /usr/bin, /bin, /usr/local/bin that has it, never PATH"`
+
 	// Web tools (tools-spec "Bounds").
 	Web Web
 
