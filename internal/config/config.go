@@ -32,6 +32,9 @@ type Config struct {
 	RequireReadBeforeWrite bool  `env:"STEERABLE_REQUIRE_READ_BEFORE_WRITE" envDefault:"true" feature:"files" help:"hard gate: refuse to overwrite an existing file this session never read (0 opts out)"`
 	FileMaxBytes           int64 `env:"STEERABLE_FILE_MAX_BYTES" envDefault:"67108864" range:"1024..1073741824" feature:"files" help:"largest file write_file writes and edit_file/apply_patch load and rewrite (read_file streams files of any size)"`
 
+	// grep and glob.
+	SearchIgnore []string `env:"STEERABLE_SEARCH_IGNORE" envSeparator:"," envDefault:".git/,node_modules/,__pycache__/,.venv/,venv/,dist/,build/,target/" feature:"files" help:"gitignore patterns grep and glob skip beyond the workspace's own ignore files, ranked below them (- skips nothing more)"`
+
 	// Sandbox and shell.
 	Sandbox            string `env:"STEERABLE_SANDBOX" envDefault:"auto" oneof:"auto|bwrap|landlock|seatbelt|none" feature:"sandbox" help:"layer-2 sandbox backend for bash and run_code; auto probes at boot"`
 	SandboxNetwork     bool   `env:"STEERABLE_SANDBOX_NETWORK" envDefault:"false" feature:"sandbox" help:"let sandboxed commands use the network"`
