@@ -26,16 +26,55 @@ type findState struct {
 	loFrom   int // where lo was searched from
 	upFrom   int
 	hasCache bool
+
+	subs    []findState // multiFinder: each literal's state,
+	pos     []int       // next position (-1: none left, -2: not searched)
+	posFrom []int       // and where it was searched from
 }
 
-type exactFinder struct{ needle []byte }
+// exactFinder finds a literal. When the literal has a byte that is rare
+// in text (an upper-case letter, a digit, most punctuation), it looks for
+// that byte with bytes.IndexByte and compares the window around it;
+// otherwise bytes.Index, which anchors on the first byte, does as well.
+type exactFinder struct {
+	needle []byte
+	anchor int // index of the rarest byte, -1: use bytes.Index
+}
+
+func newExactFinder(needle []byte) exactFinder {
+	best := 0
+	for i, c := range needle {
+		if exactRank(c) > exactRank(needle[best]) {
+			best = i
+		}
+	}
+	if best == 0 || exactRank(needle[best]) < rareRank {
+		best = -1
+	}
+	return exactFinder{needle: needle, anchor: best}
+}
 
 func (f exactFinder) next(hay []byte, from int, _ *findState) int {
-	i := bytes.Index(hay[from:], f.needle)
-	if i < 0 {
-		return -1
+	if f.anchor < 0 {
+		i := bytes.Index(hay[from:], f.needle)
+		if i < 0 {
+			return -1
+		}
+		return from + i
 	}
-	return from + i
+	c := f.needle[f.anchor]
+	for pos := from + f.anchor; pos < len(hay); {
+		i := bytes.IndexByte(hay[pos:], c)
+		if i < 0 {
+			return -1
+		}
+		start := pos + i - f.anchor
+		if start+len(f.needle) <= len(hay) && bytes.Equal(hay[start:start+len(f.needle)], f.needle) {
+			return start
+		}
+		pos += i + 1
+	}
+	return -1
 }
 
 // foldFinder finds an ASCII literal in any case: it looks for the
@@ -148,6 +187,18 @@ func byteRank(c byte) int {
 	return 40
 }
 
+// rareRank is the exactRank from which a byte is worth anchoring on.
+const rareRank = 20
+
+// exactRank is byteRank for a case-sensitive search: upper-case letters
+// are rarer than lower-case ones in code and prose.
+func exactRank(c byte) int {
+	if c >= 'A' && c <= 'Z' {
+		return 20 + byteRank(c)
+	}
+	return byteRank(c)
+}
+
 // piece is a literal that every match contains.
 type piece struct {
 	s    []byte // lower case when fold
@@ -158,16 +209,27 @@ func (p piece) finder() finder {
 	if p.fold {
 		return newFoldFinder(p.s)
 	}
-	return exactFinder{needle: p.s}
+	return newExactFinder(p.s)
 }
 
-// required lists literals that every match of re must contain.
-func required(re *syntax.Regexp) []piece {
+// need is a set of literals of which every match contains at least one
+// ("TODO" or "FIXME" for TODO|FIXME).
+type need []piece
+
+// maxNeed bounds the literals of one need: each costs a pass over the text.
+const maxNeed = 8
+
+// required lists needs that every match of re satisfies.
+func required(re *syntax.Regexp) []need {
 	switch re.Op {
 	case syntax.OpLiteral:
-		return literalPieces(re.Rune, re.Flags&syntax.FoldCase != 0)
+		var out []need
+		for _, p := range literalPieces(re.Rune, re.Flags&syntax.FoldCase != 0) {
+			out = append(out, need{p})
+		}
+		return out
 	case syntax.OpConcat:
-		var out []piece
+		var out []need
 		for _, sub := range re.Sub {
 			out = append(out, required(sub)...)
 		}
@@ -178,6 +240,16 @@ func required(re *syntax.Regexp) []piece {
 		if re.Min >= 1 {
 			return required(re.Sub[0])
 		}
+	case syntax.OpAlternate:
+		var any need
+		for _, sub := range re.Sub {
+			n, ok := bestNeed(required(sub))
+			if !ok || len(any)+len(n) > maxNeed {
+				return nil
+			}
+			any = append(any, n...)
+		}
+		return []need{any}
 	}
 	return nil
 }
@@ -207,21 +279,79 @@ func literalPieces(runes []rune, fold bool) []piece {
 	return out
 }
 
-// bestPiece picks the literal to search for: the longest, preferring an
-// exact one (bytes.Index) unless a case-insensitive one is much longer. A
-// single byte is too common to help.
-func bestPiece(ps []piece) (piece, bool) {
-	var best piece
-	score := func(p piece) int {
-		if p.fold {
-			return len(p.s)
-		}
-		return len(p.s) + 2
+// score is how well a piece narrows the search: 0 is useless (a single
+// common byte), longer is better, exact beats case-insensitive.
+func (p piece) score() int {
+	switch {
+	case len(p.s) == 0:
+		return 0
+	case len(p.s) == 1 && (p.fold || exactRank(p.s[0]) < rareRank):
+		return 0
+	case p.fold:
+		return 2 * len(p.s)
 	}
-	for _, p := range ps {
-		if len(p.s) >= 2 && score(p) > score(best) {
+	return 2*len(p.s) + 3
+}
+
+// score of a need is its weakest literal's, less one per extra literal
+// (each is another pass).
+func (n need) score() int {
+	if len(n) == 0 {
+		return 0
+	}
+	low := n[0].score()
+	for _, p := range n[1:] {
+		low = min(low, p.score())
+	}
+	if low == 0 {
+		return 0
+	}
+	return max(1, low-(len(n)-1))
+}
+
+// bestNeed picks the need to search for; ok is false when none helps.
+func bestNeed(ns []need) (need, bool) {
+	var best need
+	for _, n := range ns {
+		if n.score() > best.score() {
+			best = n
+		}
+	}
+	return best, best.score() > 0
+}
+
+func (n need) finder() finder {
+	if len(n) == 1 {
+		return n[0].finder()
+	}
+	fs := make([]finder, len(n))
+	for i, p := range n {
+		fs[i] = p.finder()
+	}
+	return multiFinder(fs)
+}
+
+// multiFinder finds the first of several literals; each one's next
+// position is kept until passed, so each is searched for once per region.
+type multiFinder []finder
+
+func (m multiFinder) next(hay []byte, from int, st *findState) int {
+	if len(st.subs) != len(m) {
+		st.subs = make([]findState, len(m))
+		st.pos = make([]int, len(m))
+		st.posFrom = make([]int, len(m))
+		for i := range st.pos {
+			st.pos[i] = -2
+		}
+	}
+	best := -1
+	for i, f := range m {
+		if st.pos[i] == -2 || st.posFrom[i] > from || (st.pos[i] >= 0 && st.pos[i] < from) {
+			st.pos[i], st.posFrom[i] = f.next(hay, from, &st.subs[i]), from
+		}
+		if p := st.pos[i]; p >= 0 && (best < 0 || p < best) {
 			best = p
 		}
 	}
-	return best, len(best.s) >= 2
+	return best
 }

@@ -47,7 +47,7 @@ func compile(q Query) (*matcher, error) {
 	case !q.Regex && strings.ContainsAny(q.Text, "\r\n"):
 		return nil, fmt.Errorf("%w: the query holds a line break, but grep matches within one line; search for one line of the text", ErrBadQuery)
 	case !q.Regex && !q.IgnoreCase:
-		return &matcher{find: exactFinder{needle: []byte(q.Text)}, exact: true}, nil
+		return &matcher{find: newExactFinder([]byte(q.Text)), exact: true}, nil
 	}
 	pattern := q.Text
 	if !q.Regex {
@@ -70,9 +70,9 @@ func compile(q Query) (*matcher, error) {
 		return nil, fmt.Errorf("%w %q: %v", ErrBadRegex, q.Text, err)
 	}
 	m := &matcher{re: re}
-	if p, ok := bestPiece(required(tree)); ok {
-		m.find = p.finder()
-		m.exact = !q.Regex && p.fold && len(p.s) == len(q.Text) && isASCII(q.Text)
+	if n, ok := bestNeed(required(tree)); ok {
+		m.find = n.finder()
+		m.exact = !q.Regex && len(n) == 1 && n[0].fold && len(n[0].s) == len(q.Text) && isASCII(q.Text)
 		if m.exact {
 			m.re = nil
 		}

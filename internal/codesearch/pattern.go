@@ -110,14 +110,13 @@ func (g globPattern) mayHold(dir string) bool {
 		return true
 	}
 	for i, c := range strings.Split(dir, "/") {
+		if i < len(g.segments) && g.segments[i] == "**" {
+			return true
+		}
 		if i >= len(g.segments)-1 {
 			return false
 		}
-		seg := g.segments[i]
-		if seg == "**" {
-			return true
-		}
-		if !doublestar.MatchUnvalidated(seg, c) {
+		if !doublestar.MatchUnvalidated(g.segments[i], c) {
 			return false
 		}
 	}
