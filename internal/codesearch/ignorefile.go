@@ -61,10 +61,19 @@ func parseIgnore(content []byte) *ruleSet {
 	return rs
 }
 
-// parseRule parses one line; ok is false for blank lines and comments.
+// Bounds on one rule. A longer rule, or one with more wildcards, is
+// dropped (its files are listed, not hidden): no real ignore file has one,
+// and each bounds the work of matching a path against it.
+const (
+	maxRuleBytes = 1024
+	maxRuleStars = 64
+)
+
+// parseRule parses one line; ok is false for blank lines, comments and
+// rules over the bounds.
 func parseRule(line string) (rule, bool) {
 	line = trimTrailingSpaces(line)
-	if line == "" || line[0] == '#' {
+	if line == "" || line[0] == '#' || len(line) > maxRuleBytes || strings.Count(line, "*") > maxRuleStars {
 		return rule{}, false
 	}
 	var r rule

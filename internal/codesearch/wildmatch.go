@@ -9,10 +9,13 @@ package codesearch
 // every pattern means here what it means to git (and, for the cases both
 // handle, to ripgrep).
 //
-// The abort results bound the backtracking: once a `*` has failed to match
-// at some text position, no later alternative for an earlier `*` can do
-// better, so the search stops instead of trying them all. Matching is
-// O(len(pattern)·len(text)) for any pattern.
+// The abort results cut most of the backtracking: once a `*` has failed to
+// match at some text position, no later alternative for an earlier `*` can
+// do better. They do not cut it across `**` ("**/**/**/…/b" tries every
+// way to split the path, exponential in the number of `**`), and ignore
+// files come from the tree, so from anyone: past a small number of steps
+// the matcher memoises each (pattern position, text position) result,
+// which bounds any match by O(len(pattern)·len(text)²).
 
 const (
 	wmMatch = iota
@@ -23,7 +26,18 @@ const (
 
 // wildmatch reports whether text matches pattern.
 func wildmatch(pattern, text string) bool {
-	return dowild(pattern, 0, text, 0) == wmMatch
+	m := wm{p: pattern, text: text}
+	return m.dowild(0, 0) == wmMatch
+}
+
+// memoAfter is how many steps run before results are memoised.
+const memoAfter = 512
+
+// wm is one match in progress.
+type wm struct {
+	p, text string
+	steps   int
+	memo    map[int]int8
 }
 
 // at is s[i], or 0 past its end (the C code's NUL terminator).
@@ -38,7 +52,24 @@ func isGlobSpecial(c byte) bool {
 	return c == '*' || c == '?' || c == '[' || c == '\\'
 }
 
-func dowild(p string, pi int, text string, ti int) int {
+func (m *wm) dowild(pi, ti int) int {
+	key := pi*(len(m.text)+1) + ti
+	if m.memo != nil {
+		if r, ok := m.memo[key]; ok {
+			return int(r)
+		}
+	} else if m.steps++; m.steps > memoAfter {
+		m.memo = map[int]int8{}
+	}
+	r := m.match(pi, ti)
+	if m.memo != nil {
+		m.memo[key] = int8(r)
+	}
+	return r
+}
+
+func (m *wm) match(pi, ti int) int {
+	p, text := m.p, m.text
 	for ; pi < len(p); pi, ti = pi+1, ti+1 {
 		pc := p[pi]
 		tc := at(text, ti)
@@ -58,7 +89,7 @@ func dowild(p string, pi int, text string, ti int) int {
 				return wmNoMatch
 			}
 		case '*':
-			return star(p, pi, text, ti)
+			return m.star(pi, ti)
 		case '[':
 			end, ok := class(p, pi, tc)
 			switch {
@@ -81,7 +112,8 @@ func dowild(p string, pi int, text string, ti int) int {
 }
 
 // star matches the `*` or `**` at p[pi] and the rest of the pattern.
-func star(p string, pi int, text string, ti int) int {
+func (m *wm) star(pi, ti int) int {
+	p, text := m.p, m.text
 	matchSlash := false
 	if pi++; at(p, pi) == '*' {
 		prev := pi - 2
@@ -91,7 +123,7 @@ func star(p string, pi int, text string, ti int) int {
 			(pi >= len(p) || p[pi] == '/' || (p[pi] == '\\' && at(p, pi+1) == '/')) {
 			// "**/" may match no directory at all: try the rest of
 			// the pattern here first (foo/**/bar matches foo/bar).
-			if at(p, pi) == '/' && dowild(p, pi+1, text, ti) == wmMatch {
+			if at(p, pi) == '/' && m.dowild(pi+1, ti) == wmMatch {
 				return wmMatch
 			}
 			matchSlash = true
@@ -111,7 +143,7 @@ func star(p string, pi int, text string, ti int) int {
 		if slash < 0 {
 			return wmNoMatch
 		}
-		return dowild(p, pi, text, slash)
+		return m.dowild(pi, slash)
 	}
 	for ti < len(text) {
 		if !isGlobSpecial(p[pi]) {
@@ -124,10 +156,10 @@ func star(p string, pi int, text string, ti int) int {
 				return wmNoMatch
 			}
 		}
-		m := dowild(p, pi, text, ti)
-		if m != wmNoMatch {
-			if !matchSlash || m != wmAbortToStarStar {
-				return m
+		r := m.dowild(pi, ti)
+		if r != wmNoMatch {
+			if !matchSlash || r != wmAbortToStarStar {
+				return r
 			}
 		} else if !matchSlash && text[ti] == '/' {
 			return wmAbortToStarStar
