@@ -116,6 +116,8 @@ func rgFiles(t *testing.T, dir string, args ...string) []string {
 	return list
 }
 
+func ourFilesOf(t *testing.T, e *Engine) []string { return ourFiles(t, e, "", "**") }
+
 func ourFiles(t *testing.T, e *Engine, path, pattern string) []string {
 	t.Helper()
 	r, err := e.Glob(context.Background(), GlobQuery{Pattern: pattern, Path: path})

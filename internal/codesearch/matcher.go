@@ -94,10 +94,7 @@ func lineLocal(re *syntax.Regexp) error {
 	case syntax.OpAnyChar:
 		re.Op = syntax.OpAnyCharNotNL
 	case syntax.OpCharClass:
-		re.Rune = withoutNewline(re.Rune)
-		if len(re.Rune) == 0 {
-			return errors.New(`a character class in it matches only a line break ("\n"), but grep matches within one line`)
-		}
+		re.Rune = withoutNewline(re.Rune) // a class left empty matches nothing, as it should
 	case syntax.OpBeginText:
 		re.Op = syntax.OpBeginLine
 	case syntax.OpEndText, syntax.OpEndLine:
