@@ -80,20 +80,38 @@ func alternatives(p string) int {
 	return product
 }
 
+// slashInBraces reports whether a "/" of p is inside braces, inside a
+// bracket class, or escaped: then splitting p at "/" would not give its
+// path segments.
 func slashInBraces(p string) bool {
-	depth := 0
+	depth, inClass := 0, false
 	for i := 0; i < len(p); i++ {
-		switch p[i] {
-		case '\\':
-			i++
-		case '{':
-			depth++
-		case '}':
-			depth--
-		case '/':
-			if depth > 0 {
+		switch c := p[i]; {
+		case c == '\\':
+			if i+1 < len(p) && p[i+1] == '/' {
 				return true
 			}
+			i++
+		case inClass:
+			if c == ']' {
+				inClass = false
+			} else if c == '/' {
+				return true
+			}
+		case c == '[':
+			inClass = true
+			if i+1 < len(p) && (p[i+1] == '!' || p[i+1] == '^') {
+				i++
+			}
+			if i+1 < len(p) && p[i+1] == ']' {
+				i++ // a leading ']' is a member
+			}
+		case c == '{':
+			depth++
+		case c == '}':
+			depth--
+		case c == '/' && depth > 0:
+			return true
 		}
 	}
 	return false
