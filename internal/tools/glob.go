@@ -52,7 +52,7 @@ func globMessage(a globArgs, r codesearch.GlobResult) string {
 	case r.Truncated:
 		return fmt.Sprintf("%s match %q; showing the %d newest: narrow the pattern or raise limit (at most %d)", plural(r.Matched, "file"), a.Pattern, len(r.Files), codesearch.MaxLimit)
 	}
-	return fmt.Sprintf("%s match %q", plural(r.Matched, "file"), a.Pattern)
+	return fmt.Sprintf("%s %s %q", plural(r.Matched, "file"), verb(r.Matched), a.Pattern)
 }
 
 func orWorkspace(path string) string {

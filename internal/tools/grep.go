@@ -71,6 +71,14 @@ func grepData(output string, r codesearch.GrepResult) map[string]any {
 	return d
 }
 
+// verb agrees "match" with a count.
+func verb(n int) string {
+	if n == 1 {
+		return "matches"
+	}
+	return "match"
+}
+
 // grepMessage says what was found and, when the limit cut the list, how
 // to see the rest.
 func grepMessage(a grepArgs, r codesearch.GrepResult) string {
@@ -79,9 +87,9 @@ func grepMessage(a grepArgs, r codesearch.GrepResult) string {
 	case r.MatchedFiles == 0:
 		msg = fmt.Sprintf("no matches for %q in %s", a.Query, plural(r.Stats.Searched, "file"))
 	case a.Output == string(codesearch.OutputFiles):
-		msg = fmt.Sprintf("%s match %q (%d searched)", plural(r.MatchedFiles, "file"), a.Query, r.Stats.Searched)
+		msg = fmt.Sprintf("%s %s %q (%d searched)", plural(r.MatchedFiles, "file"), verb(r.MatchedFiles), a.Query, r.Stats.Searched)
 	default:
-		msg = fmt.Sprintf("%s in %s match %q (%d searched)", plural(r.MatchedLines, "line"), plural(r.MatchedFiles, "file"), a.Query, r.Stats.Searched)
+		msg = fmt.Sprintf("%s in %s %s %q (%d searched)", plural(r.MatchedLines, "line"), plural(r.MatchedFiles, "file"), verb(r.MatchedLines), a.Query, r.Stats.Searched)
 	}
 	if r.Truncated {
 		msg += "; showing the newest files first, cut at the limit: narrow it with path or glob, or raise limit (at most 1000)"
