@@ -188,6 +188,19 @@ func (w *walker) enterDir(j job, v visitor) {
 	d.release()
 }
 
+// openList opens the directory of root for listing.
+func (w *walker) openList(root *os.Root) (*os.File, error) {
+	dir, err := root.Open(".")
+	if err != nil {
+		return nil, err
+	}
+	f, err := listable(dir)
+	if f != dir {
+		dir.Close()
+	}
+	return f, err
+}
+
 // batch is how many entries are read at a time; a directory that fits in
 // one batch is listed in one pass, a larger one is streamed.
 const batch = 1024
@@ -196,7 +209,7 @@ const batch = 1024
 // d.node is complete for the top and carries only parent and rel for the
 // others; the ignore files are read here.
 func (w *walker) listDir(d *walkDir, v visitor) {
-	f, err := d.root.Open(".")
+	f, err := w.openList(d.root)
 	if err != nil {
 		w.stats.unreadable.Add(1)
 		return
