@@ -15,27 +15,28 @@ import (
 	"steerable.dev/sidecar/protocol"
 )
 
+// searchTool is what the contract says of each search tool's surface.
+type searchTool struct {
+	Mode     protocol.Mode     `json:"mode"`
+	Exposure protocol.Exposure `json:"exposure"`
+	Input    struct {
+		Required, Optional []string
+	} `json:"input"`
+}
+
 // searchContract is the "searchTools" section of tool_contract.json, as
 // far as the tests check it.
 type searchContract struct {
 	Tools struct {
 		Grep struct {
-			Mode     protocol.Mode     `json:"mode"`
-			Exposure protocol.Exposure `json:"exposure"`
-			Input    struct {
-				Required, Optional []string
-			} `json:"input"`
+			searchTool
 			Result        map[string][]string `json:"result"`
 			HitFields     []string            `json:"hitFields"`
 			CountFields   []string            `json:"countFields"`
 			SkippedFields []string            `json:"skippedFields"`
 		} `json:"grep"`
 		Glob struct {
-			Mode     protocol.Mode     `json:"mode"`
-			Exposure protocol.Exposure `json:"exposure"`
-			Input    struct {
-				Required, Optional []string
-			} `json:"input"`
+			searchTool
 			Result []string `json:"result"`
 		} `json:"glob"`
 	} `json:"tools"`
@@ -87,14 +88,7 @@ func TestContractSearchConstants(t *testing.T) {
 func TestContractSearchSchemas(t *testing.T) {
 	c := loadSearchContract(t)
 	reg, _, _ := fileTools(t)
-	for name, want := range map[string]struct {
-		mode               protocol.Mode
-		exposure           protocol.Exposure
-		required, optional []string
-	}{
-		"grep": {c.Tools.Grep.Mode, c.Tools.Grep.Exposure, c.Tools.Grep.Input.Required, c.Tools.Grep.Input.Optional},
-		"glob": {c.Tools.Glob.Mode, c.Tools.Glob.Exposure, c.Tools.Glob.Input.Required, c.Tools.Glob.Input.Optional},
-	} {
+	for name, want := range map[string]searchTool{"grep": c.Tools.Grep.searchTool, "glob": c.Tools.Glob.searchTool} {
 		e, ok := reg.Lookup(name)
 		if !ok {
 			t.Fatalf("%s is not registered", name)
@@ -109,13 +103,13 @@ func TestContractSearchSchemas(t *testing.T) {
 		if err := json.Unmarshal(e.Desc.Parameters, &schema); err != nil {
 			t.Fatal(err)
 		}
-		if e.Desc.Mode != want.mode || e.Desc.Exposure != want.exposure {
-			t.Errorf("%s: %s/%s, contract %s/%s", name, e.Desc.Mode, e.Desc.Exposure, want.mode, want.exposure)
+		if e.Desc.Mode != want.Mode || e.Desc.Exposure != want.Exposure {
+			t.Errorf("%s: %s/%s, contract %s/%s", name, e.Desc.Mode, e.Desc.Exposure, want.Mode, want.Exposure)
 		}
-		if diff := cmp.Diff(sorted(want.required), sorted(schema.Required)); diff != "" {
+		if diff := cmp.Diff(sorted(want.Input.Required), sorted(schema.Required)); diff != "" {
 			t.Errorf("%s: required (-contract +schema):\n%s", name, diff)
 		}
-		if diff := cmp.Diff(sorted(append(slices.Clone(want.required), want.optional...)), slices.Sorted(maps.Keys(schema.Properties))); diff != "" {
+		if diff := cmp.Diff(sorted(append(slices.Clone(want.Input.Required), want.Input.Optional...)), slices.Sorted(maps.Keys(schema.Properties))); diff != "" {
 			t.Errorf("%s: properties (-contract +schema):\n%s", name, diff)
 		}
 		l := schema.Properties["limit"]

@@ -17,12 +17,13 @@ import (
 // directories small, and any idle worker takes the next job, so one huge
 // directory or one deep subtree does not leave a core idle.
 //
-// Every directory is opened below its parent's os.Root with a single
-// component name and without following symlinks (os.Root refuses anything
-// that would lead out), and entries are classified by the type the
-// directory listing reports: a symlink is never followed, a FIFO, socket or
-// device is never opened. The walk cannot leave the directory it started
-// in, whatever another process renames or swaps underneath it.
+// Every directory is opened below its parent's os.Root by a single
+// component name, and entries are classified by the type the directory
+// listing reports: a symlink found is never followed, a FIFO, socket or
+// device never opened. An entry swapped for a symlink after the listing
+// is followed at most within its parent's Root, which refuses anything
+// that would lead out: the walk cannot leave the directory it started in,
+// whatever another process renames or swaps underneath it.
 
 // walkSpec is what one walk needs.
 type walkSpec struct {
