@@ -58,6 +58,9 @@ type session struct {
 
 func setupSession(env *testscript.Env) error {
 	env.Values[sessionKey{}] = &session{}
+	// The sidecar's state (the apply_patch journal) goes beside the
+	// script's work directory, never under testscript's HOME (/no-home).
+	env.Setenv("STEERABLE_STATE_DIR", env.WorkDir+".state")
 	return nil
 }
 

@@ -140,3 +140,33 @@ func TestVarsTableListsEveryVariable(t *testing.T) {
 		t.Errorf("only %d variables", len(seen))
 	}
 }
+
+// TestSearchKeyBlankIsNoKey: a key of blanks is no key (issue 10): it falls
+// through to TAVILY_API_KEY, and alone it leaves web_search unregistered
+// instead of registering Tavily with an empty key.
+func TestSearchKeyBlankIsNoKey(t *testing.T) {
+	tests := []struct {
+		name, primary, fallback, want string
+	}{
+		{"unset", "", "", ""},
+		{"spaces", "   ", "", ""},
+		{"tabs and newlines", "\t\n\r ", "", ""},
+		{"unicode spaces", "\u00a0\u3000\u2003", "", ""},
+		{"invisible format characters", "\u200b\ufeff", "", ""},
+		{"blank primary falls back", "   ", "tvly-fallback", "tvly-fallback"},
+		{"blank fallback", "", " \t", ""},
+		{"primary wins", "tvly-1", "tvly-2", "tvly-1"},
+		{"surrounding blanks trimmed", " tvly-1\r\n", "", "tvly-1"},
+		{"fallback trimmed", "", "\ttvly-2 ", "tvly-2"},
+		{"inner space kept", "tvly a", "", "tvly a"},
+	}
+	for _, tt := range tests {
+		cfg, problems := Load(map[string]string{"STEERABLE_WEB_SEARCH_API_KEY": tt.primary, "TAVILY_API_KEY": tt.fallback})
+		if len(problems) != 0 {
+			t.Fatalf("%s: problems %v", tt.name, problems)
+		}
+		if got := cfg.Web.SearchKey(); got != tt.want {
+			t.Errorf("%s: SearchKey() = %q, want %q", tt.name, got, tt.want)
+		}
+	}
+}
