@@ -90,7 +90,11 @@ func (s *scanner) scan(ctx context.Context, r io.Reader, size int64, keep int) (
 			}
 			end = pos + i + 1
 		}
-		if s.region(fs, buf[:end], pos, eof) || eof {
+		stop := s.region(ctx, fs, buf[:end], pos, eof)
+		if err := ctx.Err(); err != nil {
+			return fileResult{}, false, err
+		}
+		if stop || eof {
 			return fs.res, false, nil
 		}
 		keepFrom := end
@@ -128,16 +132,28 @@ func (s *scanner) release() {
 	}
 }
 
+// sliceBytes is how much of a region an expression without a literal
+// (Go's NFA, tens of MB/s) searches between checks for cancellation.
+const sliceBytes = 64 << 10
+
 // region searches hay[pos:], which ends at a line end (or the end of the
 // file when eof); hay[:pos] holds the context lines before it. It reports
-// whether the file needs no more searching.
-func (s *scanner) region(fs *fileScan, hay []byte, pos int, eof bool) (stop bool) {
+// whether the file needs no more searching (a match in modeFiles, or ctx
+// cancelled).
+func (s *scanner) region(ctx context.Context, fs *fileScan, hay []byte, pos int, eof bool) (stop bool) {
 	s.fillPending(fs, hay, pos, eof)
 	var st findState
 	for pos < len(hay) {
-		m, ok := s.m.next(hay, pos, &st)
+		end := s.sliceEnd(hay, pos)
+		m, ok := s.m.next(hay[:end], pos, &st)
 		if !ok {
-			break
+			if end == len(hay) {
+				break
+			}
+			if pos = end; ctx.Err() != nil {
+				return true
+			}
+			continue
 		}
 		fs.res.count++
 		if s.mode == modeFiles {
@@ -152,6 +168,20 @@ func (s *scanner) region(fs *fileScan, hay []byte, pos int, eof bool) (stop bool
 		fs.line += bytes.Count(hay[fs.counted:], newline)
 	}
 	return false
+}
+
+// sliceEnd is where the search from pos stops before checking ctx: the
+// region's end, or for an expression searched without a literal the first
+// line end after sliceBytes (matches never span lines, so a slice ending
+// at a line end finds what the whole region would).
+func (s *scanner) sliceEnd(hay []byte, pos int) int {
+	if s.m.find != nil || len(hay)-pos <= sliceBytes {
+		return len(hay)
+	}
+	if e := lineAt(hay, pos+sliceBytes); e < len(hay) {
+		return e + 1
+	}
+	return len(hay)
 }
 
 var newline = []byte{'\n'}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -14,8 +15,9 @@ import (
 )
 
 // naiveHits is grep's meaning, computed the slow way: split into lines,
-// test each, take context lines around.
-func naiveHits(content []byte, needle string, context int) []Hit {
+// test each, take context lines around. find is where a line matches, or
+// -1.
+func naiveHits(content []byte, find func(string) int, context int) []Hit {
 	lines := strings.Split(string(content), "\n")
 	if strings.HasSuffix(string(content), "\n") {
 		lines = lines[:len(lines)-1]
@@ -25,7 +27,7 @@ func naiveHits(content []byte, needle string, context int) []Hit {
 	}
 	var out []Hit
 	for i, l := range lines {
-		j := strings.Index(l, needle)
+		j := find(l)
 		if j < 0 {
 			continue
 		}
@@ -77,19 +79,32 @@ func TestScanAcrossRegions(t *testing.T) {
 	}
 	b.WriteString("needle on the last line, no newline")
 	content := b.Bytes()
-	for _, ctx := range []int{0, 1, 3, MaxContext} {
-		want := naiveHits(content, "needle", ctx)
-		res, _ := scanFile(t, content, Query{Text: "needle"}, modeHits, ctx, 1<<30)
-		if diff := cmp.Diff(want, res.hits); diff != "" {
-			t.Fatalf("context %d (-line by line +scan):\n%s", ctx, diff)
+	literal := func(l string) int { return strings.Index(l, "needle") }
+	noLiteral := regexp.MustCompile(`\bn[a-z]{5}\b`) // no literal to search for: sliced regions
+	regex := func(l string) int {
+		if loc := noLiteral.FindStringIndex(l); loc != nil {
+			return loc[0]
 		}
-		if res.count != len(want) {
-			t.Fatalf("count %d, want %d", res.count, len(want))
-		}
+		return -1
 	}
-	res, _ := scanFile(t, content, Query{Text: "needle"}, modeCount, 0, 0)
-	if res.count != len(naiveHits(content, "needle", 0)) || res.hits != nil {
-		t.Fatalf("count mode: %d, %d texts", res.count, len(res.hits))
+	for _, c := range []struct {
+		q    Query
+		find func(string) int
+	}{{Query{Text: "needle"}, literal}, {Query{Text: noLiteral.String(), Regex: true}, regex}} {
+		for _, ctx := range []int{0, 1, 3, MaxContext} {
+			want := naiveHits(content, c.find, ctx)
+			res, _ := scanFile(t, content, c.q, modeHits, ctx, 1<<30)
+			if diff := cmp.Diff(want, res.hits); diff != "" {
+				t.Fatalf("%q, context %d (-line by line +scan):\n%s", c.q.Text, ctx, diff)
+			}
+			if res.count != len(want) {
+				t.Fatalf("count %d, want %d", res.count, len(want))
+			}
+		}
+		res, _ := scanFile(t, content, c.q, modeCount, 0, 0)
+		if res.count != len(naiveHits(content, c.find, 0)) || res.hits != nil {
+			t.Fatalf("count mode: %d, %d texts", res.count, len(res.hits))
+		}
 	}
 }
 
