@@ -29,11 +29,23 @@ type measure struct {
 	rg   []string
 }
 
-func measures(literal, regex, bare, common string) []measure {
+// The expressions: one with a literal every match holds ("Handler("), one
+// whose only such literal is a single byte ("_"), one with none at all.
+const (
+	regexLiteral = `func \w+Handler\(`
+	regexByte    = `\b[A-Z]{4,}_[0-9]{3}\b`
+	regexBare    = `\b[A-Z]{4,}[0-9]{3}\b`
+)
+
+func measures(literal, common string) []measure {
+	re := func(name, q string) measure {
+		return measure{name, "grep", map[string]any{"query": q, "isRegex": true, "limit": 1000}, []string{"-n", "--", q}}
+	}
 	return []measure{
 		{"literal grep", "grep", map[string]any{"query": literal, "limit": 1000}, []string{"-n", "--", literal}},
-		{"regex grep (a literal inside)", "grep", map[string]any{"query": regex, "isRegex": true, "limit": 1000}, []string{"-n", "--", regex}},
-		{"regex grep (no literal)", "grep", map[string]any{"query": bare, "isRegex": true, "limit": 1000}, []string{"-n", "--", bare}},
+		re("regex grep (a literal inside)", regexLiteral),
+		re("regex grep (one byte to look for: _)", regexByte),
+		re("regex grep (nothing to look for)", regexBare),
 		{"files with matches", "grep", map[string]any{"query": common, "output": "files", "limit": 1000}, []string{"-l", "--", common}},
 		{"glob **/*.go (rg --files -g '*.go')", "glob", map[string]any{"pattern": "**/*.go", "limit": 1000}, []string{"--files", "-g", "*.go"}},
 	}
@@ -57,13 +69,13 @@ func main() {
 	fmt.Printf("(tree ready in %s; the machine's 2 cores are shared with other work, so spreads are wide)\n", time.Since(start).Round(time.Millisecond))
 	fmt.Printf("%-44s %16s %16s %7s  %s\n", "measure", "ours", "rg", "ratio", "target")
 	fmt.Println("-- generated tree: 20,000 files, ~300 MB, .gitignore'd node_modules/ build/ *.log")
-	runSet(*bin, rg, tree, measures("parseConfig", `func \w+Handler\(`, `\b[A-Z]{4,}_[0-9]{3}\b`, "TODO"), true)
+	runSet(*bin, rg, tree, measures("parseConfig", "TODO"), true)
 	if mod := "/root/go/pkg/mod"; dirExists(mod) {
 		fmt.Println("-- Go module cache", mod)
-		runSet(*bin, rg, mod, measures("context.Context", `func \w+Handler\(`, `\b[A-Z]{4,}_[0-9]{3}\b`, "TODO"), false)
+		runSet(*bin, rg, mod, measures("context.Context", "TODO"), false)
 	} else if mod, err := exec.Command("go", "env", "GOMODCACHE").Output(); err == nil && dirExists(string(trim(mod))) {
 		fmt.Println("-- Go module cache", string(trim(mod)))
-		runSet(*bin, rg, string(trim(mod)), measures("context.Context", `func \w+Handler\(`, `\b[A-Z]{4,}_[0-9]{3}\b`, "TODO"), false)
+		runSet(*bin, rg, string(trim(mod)), measures("context.Context", "TODO"), false)
 	}
 }
 
@@ -171,7 +183,7 @@ func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond)
 // literal), cancels it with $/cancelRequest after 30 ms and times the
 // -32800 reply from the cancel.
 func cancelLatency(p *benchkit.Proc) {
-	args := map[string]any{"name": "grep", "arguments": map[string]any{"query": `\b[A-Z]{4,}_[0-9]{3}\b`, "isRegex": true, "output": "count"}}
+	args := map[string]any{"name": "grep", "arguments": map[string]any{"query": regexBare, "isRegex": true, "output": "count"}}
 	var lat []time.Duration
 	for range 9 {
 		c, err := p.CallCancel("tool.invoke", args, 30*time.Millisecond, 10*time.Second)

@@ -309,6 +309,19 @@ func (n need) score() int {
 	return max(1, low-(len(n)-1))
 }
 
+// rarestByte is the rarest single byte that every match holds (a need of
+// one one-byte exact literal), for an expression with no better literal.
+func rarestByte(ns []need) (byte, bool) {
+	var best byte
+	found := false
+	for _, n := range ns {
+		if len(n) == 1 && !n[0].fold && len(n[0].s) == 1 && (!found || exactRank(n[0].s[0]) > exactRank(best)) {
+			best, found = n[0].s[0], true
+		}
+	}
+	return best, found
+}
+
 // bestNeed picks the need to search for; ok is false when none helps.
 func bestNeed(ns []need) (need, bool) {
 	var best need

@@ -35,6 +35,9 @@ type matcher struct {
 	find  finder         // candidate positions; nil: run re over the region
 	exact bool           // a candidate is a match: no regex check
 	re    *regexp.Regexp // the line-local expression; nil when exact
+	// sparse, when find is nil, finds a byte every match holds; it is
+	// used in a region where few lines hold it (see sparseIn).
+	sparse *exactFinder
 }
 
 // compile builds the matcher for q.
@@ -70,7 +73,11 @@ func compile(q Query) (*matcher, error) {
 		return nil, fmt.Errorf("%w %q: %v", ErrBadRegex, q.Text, err)
 	}
 	m := &matcher{re: re}
-	if n, ok := bestNeed(required(tree)); ok {
+	needs := required(tree)
+	if b, ok := rarestByte(needs); ok {
+		m.sparse = &exactFinder{needle: []byte{b}, anchor: -1}
+	}
+	if n, ok := bestNeed(needs); ok {
 		m.find = n.finder()
 		m.exact = !q.Regex && len(n) == 1 && n[0].fold && len(n[0].s) == len(q.Text) && isASCII(q.Text)
 		if m.exact {
@@ -137,14 +144,27 @@ type match struct {
 	start, end, at int
 }
 
+// sparseIn reports whether the sparse byte is worth searching for in hay:
+// when at most a quarter of its lines can hold it, running the expression
+// on those lines alone beats Go's NFA over all of them (it costs two
+// SIMD counts of the region to find out).
+func (m *matcher) sparseIn(hay []byte) bool {
+	return m.find == nil && m.sparse != nil && 4*bytes.Count(hay, m.sparse.needle) <= bytes.Count(hay, newline)
+}
+
 // next finds the first matching line in hay at or after from, which is a
-// line start. hay ends at a line end (or the end of the file).
-func (m *matcher) next(hay []byte, from int, st *findState) (match, bool) {
-	if m.find == nil {
+// line start. hay ends at a line end (or the end of the file). sparse
+// says to look for the sparse byte first (sparseIn).
+func (m *matcher) next(hay []byte, from int, st *findState, sparse bool) (match, bool) {
+	var f finder = m.find
+	if f == nil && sparse {
+		f = *m.sparse
+	}
+	if f == nil {
 		return m.nextByRegex(hay, from)
 	}
 	for from < len(hay) {
-		c := m.find.next(hay, from, st)
+		c := f.next(hay, from, st)
 		if c < 0 {
 			return match{}, false
 		}

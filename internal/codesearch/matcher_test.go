@@ -15,10 +15,15 @@ import (
 // line by line from each match; it returns the 1-based numbers of the
 // matching lines.
 func matchingLines(m *matcher, text []byte) []int {
+	return matchingLinesSparse(m, text, m.sparseIn(text))
+}
+
+// matchingLinesSparse is matchingLines with the sparse byte used or not.
+func matchingLinesSparse(m *matcher, text []byte, sparse bool) []int {
 	var out []int
 	var st findState
 	for pos := 0; pos < len(text); {
-		l, ok := m.next(text, pos, &st)
+		l, ok := m.next(text, pos, &st, sparse && m.sparse != nil)
 		if !ok {
 			break
 		}
@@ -69,6 +74,7 @@ func TestMatcherAgreesWithLineByLine(t *testing.T) {
 		{Text: `ab|ks`, Regex: true}, {Text: `(ab|ba)_`, Regex: true}, {Text: `(?i)ab|KS`, Regex: true},
 		{Text: `\bab\b`, Regex: true}, {Text: `a+b+`, Regex: true}, {Text: `(ab){2,}`, Regex: true}, {Text: `x*`, Regex: true},
 		{Text: `^$`, Regex: true}, {Text: `^`, Regex: true}, {Text: `b a`, Regex: true, IgnoreCase: true}, {Text: `[ab]{3}`, Regex: true},
+		{Text: `[ab]+_[AB]`, Regex: true}, {Text: `\b[A-Z]{2,}_`, Regex: true}, {Text: `k\s*[ab]`, Regex: true},
 	}
 	rng := rand.New(rand.NewPCG(1, 2))
 	const alphabet = "abAB kKsS_\n\n\r\u212a\u017f"
@@ -84,8 +90,10 @@ func TestMatcherAgreesWithLineByLine(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%+v: %v", q, err)
 			}
-			if diff := cmp.Diff(oracle(t, q, text), matchingLines(m, text)); diff != "" {
-				t.Fatalf("round %d, query %+v on %q (-line by line +matcher):\n%s", round, q, text, diff)
+			for _, sparse := range []bool{false, true} {
+				if diff := cmp.Diff(oracle(t, q, text), matchingLinesSparse(m, text, sparse)); diff != "" {
+					t.Fatalf("round %d, query %+v on %q, sparse %v (-line by line +matcher):\n%s", round, q, text, sparse, diff)
+				}
 			}
 		}
 	}
@@ -124,13 +132,15 @@ func TestPrefilterChoice(t *testing.T) {
 	}{
 		{Query{Text: "parseConfig"}, "exact parseConfig"},
 		{Query{Text: `func\s+\w+Handler\(`, Regex: true}, "exact Handler("},
+		{Query{Text: `\(\w+\)`, Regex: true}, "none sparse ("},
 		{Query{Text: `TODO|FIXME`, Regex: true}, "multi [exact TODO exact FIXME]"},
 		{Query{Text: `(?i)parseconfig`, Regex: true}, "fold econfig"},
 		{Query{Text: `parseConfig`, IgnoreCase: true}, "fold econfig"},
 		{Query{Text: `Config`, IgnoreCase: true}, "fold config"},
-		{Query{Text: `[A-Z]{4}_[0-9]{3}`, Regex: true}, "none"},
+		{Query{Text: `[A-Z]{4}_[0-9]{3}`, Regex: true}, "none sparse _"},
+		{Query{Text: `[A-Z]{4}[0-9]{3}`, Regex: true}, "none"},
 		{Query{Text: `a|[0-9]+`, Regex: true}, "none"},
-		{Query{Text: `x(ab)+y`, Regex: true}, "exact ab"},
+		{Query{Text: `x(ab)+y`, Regex: true}, "exact ab sparse x"},
 		{Query{Text: `"#`, Regex: true}, "exact \"#"},
 	}
 	for _, c := range cases {
@@ -138,7 +148,11 @@ func TestPrefilterChoice(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := describe(m.find); got != c.want {
+		got := describe(m.find)
+		if m.sparse != nil {
+			got += " sparse " + string(m.sparse.needle)
+		}
+		if got != c.want {
 			t.Errorf("%+v: prefilter %s, want %s", c.q, got, c.want)
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"io"
+	"runtime"
 )
 
 // Scanning one file. A file is read in regions that end at a line break,
@@ -143,9 +144,10 @@ const sliceBytes = 64 << 10
 func (s *scanner) region(ctx context.Context, fs *fileScan, hay []byte, pos int, eof bool) (stop bool) {
 	s.fillPending(fs, hay, pos, eof)
 	var st findState
+	sparse := s.m.sparseIn(hay[pos:])
 	for pos < len(hay) {
-		end := s.sliceEnd(hay, pos)
-		m, ok := s.m.next(hay[:end], pos, &st)
+		end := s.sliceEnd(hay, pos, sparse)
+		m, ok := s.m.next(hay[:end], pos, &st, sparse)
 		if !ok {
 			if end == len(hay) {
 				break
@@ -153,6 +155,7 @@ func (s *scanner) region(ctx context.Context, fs *fileScan, hay []byte, pos int,
 			if pos = end; ctx.Err() != nil {
 				return true
 			}
+			runtime.Gosched() // see walker.work
 			continue
 		}
 		fs.res.count++
@@ -174,8 +177,8 @@ func (s *scanner) region(ctx context.Context, fs *fileScan, hay []byte, pos int,
 // region's end, or for an expression searched without a literal the first
 // line end after sliceBytes (matches never span lines, so a slice ending
 // at a line end finds what the whole region would).
-func (s *scanner) sliceEnd(hay []byte, pos int) int {
-	if s.m.find != nil || len(hay)-pos <= sliceBytes {
+func (s *scanner) sliceEnd(hay []byte, pos int, sparse bool) int {
+	if s.m.find != nil || sparse || len(hay)-pos <= sliceBytes {
 		return len(hay)
 	}
 	if e := lineAt(hay, pos+sliceBytes); e < len(hay) {

@@ -118,9 +118,13 @@ func walk(ctx context.Context, spec walkSpec, stats *counters) error {
 	return ctx.Err()
 }
 
-// work runs jobs until the walk is finished or stopped.
+// work runs jobs until the walk is finished or stopped. Between jobs a
+// worker yields: the workers use every core, and without it the goroutine
+// reading the host's frames (a $/cancelRequest) would wait for the
+// scheduler's 10 ms time slice to end.
 func (w *walker) work(v visitor) {
 	for {
+		runtime.Gosched()
 		j, ok := w.next()
 		if !ok {
 			return
