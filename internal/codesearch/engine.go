@@ -76,7 +76,7 @@ func New(ws *files.Workspace, o Options) *Engine {
 
 // Stats count what a search looked at and what it skipped.
 type Stats struct {
-	Searched   int `json:"searched"`   // files read (grep) or matched (glob)
+	Searched   int `json:"searched"`   // files whose text was searched (grep) or that matched (glob)
 	Binary     int `json:"binary"`     // skipped: a NUL byte in the first 8 KiB
 	TooLarge   int `json:"tooLarge"`   // skipped: over MaxFileBytes
 	Unreadable int `json:"unreadable"` // skipped: could not be opened or read

@@ -77,40 +77,55 @@ func (e *Engine) Grep(ctx context.Context, q GrepQuery) (GrepResult, error) {
 	if out == "" {
 		out = OutputHits
 	}
-	c := newCollector(out, e.limit(q.Limit))
-	var st counters
-	newScanner := func() *scanner {
-		return &scanner{m: m, mode: c.mode, context: min(max(q.Context, 0), MaxContext)}
-	}
+	g := &grepRun{e: e, t: t, m: m, context: min(max(q.Context, 0), MaxContext), c: newCollector(out, e.limit(q.Limit))}
 	if t.isFile {
-		rel, _ := filepath.Rel(t.chainAbs, t.abs)
-		v := &grepVisitor{e: e, t: t, c: c, st: &st, sc: newScanner()}
-		v.search(ctx, filepath.ToSlash(rel), func() (*os.File, error) { f, _, err := e.ws.OpenRead(t.abs); return f, err })
-	} else if err := e.walkGrep(ctx, t, sel, c, &st, newScanner); err != nil {
+		g.searchFile(ctx)
+	} else if err := g.walk(ctx, sel); err != nil {
 		return GrepResult{}, err
 	}
 	if err := ctx.Err(); err != nil {
 		return GrepResult{}, err
 	}
-	return c.result(st.stats()), nil
+	return g.c.result(g.st.stats()), nil
 }
 
-func (e *Engine) walkGrep(ctx context.Context, t tree, sel selector, c *collector, st *counters, newScanner func() *scanner) error {
-	root, err := e.ws.OpenRoot(t.abs)
+// grepRun is one grep in progress.
+type grepRun struct {
+	e       *Engine
+	t       tree
+	m       *matcher
+	context int
+	c       *collector
+	st      counters
+}
+
+func (g *grepRun) visitor() *grepVisitor {
+	return &grepVisitor{grepRun: g, sc: &scanner{m: g.m, mode: g.c.mode, context: g.context}}
+}
+
+// searchFile searches the one file the path names: ignore rules do not
+// apply to it (the model named it), the binary and size checks do.
+func (g *grepRun) searchFile(ctx context.Context) {
+	rel, _ := filepath.Rel(g.t.chainAbs, g.t.abs)
+	g.visitor().search(ctx, filepath.ToSlash(rel), func() (*os.File, error) {
+		f, _, err := g.e.ws.OpenRead(g.t.abs)
+		return f, err
+	})
+}
+
+func (g *grepRun) walk(ctx context.Context, sel selector) error {
+	root, err := g.e.ws.OpenRoot(g.t.abs)
 	if err != nil {
-		return fmt.Errorf("%s: %w", e.ws.Rel(t.abs), err)
+		return fmt.Errorf("%s: %w", g.e.ws.Rel(g.t.abs), err)
 	}
 	defer root.Close()
-	return walk(ctx, walkSpec{top: t.top, root: root, defaults: e.defaults, sel: sel, fileJobs: true,
-		newVisitor: func() visitor { return &grepVisitor{e: e, t: t, c: c, st: st, sc: newScanner()} }}, st)
+	return walk(ctx, walkSpec{top: g.t.top, root: root, defaults: g.e.defaults, sel: sel, fileJobs: true,
+		newVisitor: func() visitor { return g.visitor() }}, &g.st)
 }
 
 // grepVisitor searches the files of one worker.
 type grepVisitor struct {
-	e  *Engine
-	t  tree
-	c  *collector
-	st *counters
+	*grepRun
 	sc *scanner
 }
 
@@ -141,7 +156,6 @@ func (v *grepVisitor) search(ctx context.Context, rel string, open func() (*os.F
 		v.st.tooLarge.Add(1)
 		return
 	}
-	v.st.searched.Add(1)
 	key := fileKey{mtime: fi.ModTime(), path: v.e.outPath(v.t, rel)}
 	res, binary, err := v.sc.scan(ctx, f, fi.Size(), v.c.keepFor(key))
 	switch {
@@ -149,8 +163,11 @@ func (v *grepVisitor) search(ctx context.Context, rel string, open func() (*os.F
 		v.st.binary.Add(1)
 	case err != nil && ctx.Err() == nil:
 		v.st.unreadable.Add(1)
-	case err == nil && res.count > 0:
-		v.c.add(key, res)
+	case err == nil:
+		v.st.searched.Add(1)
+		if res.count > 0 {
+			v.c.add(key, res)
+		}
 	}
 }
 

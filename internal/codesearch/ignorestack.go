@@ -18,16 +18,19 @@ type dirNode struct {
 
 // newDirNode links a node below parent once its ignore files are loaded.
 func newDirNode(parent *dirNode, rel string, files ignoreFiles, gitAbove bool) *dirNode {
-	n := &dirNode{parent: parent, rel: rel, ignore: files.ignore, gitignore: files.gitignore, exclude: files.exclude, hasGit: files.hasGit}
-	n.inRepo = n.hasGit || gitAbove || (parent != nil && parent.inRepo)
+	n := &dirNode{parent: parent, rel: rel}
+	n.load(files, gitAbove)
+	return n
+}
+
+// load sets n's ignore files (n.parent and n.rel are set).
+func (n *dirNode) load(files ignoreFiles, gitAbove bool) {
+	n.ignore, n.gitignore, n.exclude, n.hasGit = files.ignore, files.gitignore, files.exclude, files.hasGit
+	n.inRepo = n.hasGit || gitAbove || (n.parent != nil && n.parent.inRepo)
 	n.ruled = n
 	if n.ignore.empty() && n.gitignore.empty() && n.exclude.empty() && !n.hasGit {
-		n.ruled = nil
-		if parent != nil {
-			n.ruled = parent.ruled
-		}
+		n.ruled = n.parent.ruledOrNil()
 	}
-	return n
 }
 
 // ignoreFiles is what a directory contributes to the rules.

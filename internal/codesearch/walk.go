@@ -226,8 +226,7 @@ func (w *walker) listDir(d *walkDir, v visitor) {
 		return
 	}
 	if d.node != w.spec.top {
-		files := loadIgnoreFiles(d.root, entries, len(entries) == batch)
-		*d.node = *newDirNode(d.node.parent, d.node.rel, files, false)
+		d.node.load(loadIgnoreFiles(d.root, entries, len(entries) == batch), false)
 	}
 	for len(entries) > 0 && w.ctx.Err() == nil {
 		w.push(w.route(d, entries, v))
