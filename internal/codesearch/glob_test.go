@@ -3,6 +3,9 @@ package codesearch
 import (
 	"context"
 	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -187,4 +190,25 @@ func FuzzGlob(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestGlobManyFiles: a pattern matching thousands of files returns the
+// limit's worth and counts the rest.
+func TestGlobManyFiles(t *testing.T) {
+	dir := tempDir(t)
+	for i := range 5000 {
+		p := filepath.Join(dir, fmt.Sprintf("d%02d", i%40), fmt.Sprintf("f%d.txt", i))
+		if i%40 == i {
+			os.MkdirAll(filepath.Dir(p), 0o755)
+		}
+		if err := os.WriteFile(p, nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	e := engineOn(t, dir, Options{})
+	e.maxLimit = MaxLimit
+	r, err := e.Glob(context.Background(), GlobQuery{Pattern: "**/*.txt", Limit: 10})
+	if err != nil || len(r.Files) != 10 || r.Matched != 5000 || !r.Truncated {
+		t.Fatalf("%d files, matched %d, truncated %v, %v", len(r.Files), r.Matched, r.Truncated, err)
+	}
 }

@@ -261,3 +261,20 @@ func TestDefaultSetChangeable(t *testing.T) {
 		}
 	}
 }
+
+// TestGrepUnconfined: with confinement off (STEERABLE_WORKSPACE_CONFINE=0)
+// a path outside the workspace is searched and named by absolute paths,
+// with that directory's own ignore files applied.
+func TestGrepUnconfined(t *testing.T) {
+	dir, outside := tempDir(t), tempDir(t)
+	writeTree(t, outside, map[string]string{"a.txt": "needle\n", "b.log": "needle\n", ".ignore": "*.log\n"})
+	ws, err := files.Open(dir, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ws.Close() })
+	r := grep(t, New(ws, Options{}), GrepQuery{Query: Query{Text: "needle"}, Path: outside, Output: OutputFiles})
+	if diff := cmp.Diff([]string{filepath.Join(outside, "a.txt")}, r.Files); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+}
