@@ -119,9 +119,10 @@ func walk(ctx context.Context, spec walkSpec, stats *counters) error {
 }
 
 // work runs jobs until the walk is finished or stopped. Between jobs a
-// worker yields: the workers use every core, and without it the goroutine
-// reading the host's frames (a $/cancelRequest) would wait for the
-// scheduler's 10 ms time slice to end.
+// worker yields: the workers keep every core busy, so the goroutine that
+// reads the host's frames (a $/cancelRequest) becomes runnable only when
+// the runtime's monitor polls the network (every 10 ms), and would then
+// wait for a worker's time slice to end too (another 10 ms).
 func (w *walker) work(v visitor) {
 	for {
 		runtime.Gosched()
