@@ -64,6 +64,7 @@
 // expression only on the lines that hold it; line numbers are counted only
 // for hits that are kept. Go's regexp has no DFA, so an expression without
 // such a literal runs at Go's NFA speed (tens of MB/s per core), which make
-// bench reports beside ripgrep. Cancellation is checked between files and
-// between regions.
+// bench reports beside ripgrep. Cancellation is checked between files,
+// between regions, and between 64 KiB slices of a region searched by the
+// NFA alone.
 package codesearch
