@@ -6,8 +6,9 @@ import (
 	"unicode/utf8"
 )
 
-// The literal fast path. A plain query is found with bytes.Index, which
-// the Go runtime implements with SIMD on amd64 and arm64. A regular
+// The literal fast path. A plain query is found with bytes.IndexByte on
+// its rarest byte (or bytes.Index), which the Go runtime implements with
+// SIMD on amd64 and arm64. A regular
 // expression (or a case-insensitive query) is searched for a literal that
 // every match must contain — "parseConfig" in `func\s+parseConfig\(` — and
 // the expression runs only on the lines that hold it, which is how
