@@ -45,7 +45,7 @@ func cmdMCP(ts *testscript.TestScript, neg bool, args []string) {
 		s.awaitReply(ts, "init")
 		s.write(ts, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
 	case "log":
-		s.waitStderr(ts, strings.Join(args[1:], " "))
+		s.waitStderr(ts, 0, strings.Join(args[1:], " "))
 	case "pad":
 		n, err := strconv.Atoi(args[len(args)-1])
 		ts.Check(err)

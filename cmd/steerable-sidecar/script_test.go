@@ -16,6 +16,7 @@ func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
 		"steerable-sidecar": func() {
 			extraTools = func(d tools.Deps) []tools.Tool { return append(scriptTestTools(d), mcpTestTools(d)...) }
+			filesFault = scriptFilesFault(os.Getenv("SIDECAR_TEST_KILL_AT"))
 			os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 		},
 	})

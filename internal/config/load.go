@@ -82,6 +82,7 @@ func Load(environ map[string]string) (Config, []Problem) {
 			reject(byField[pe.Name])
 		}
 	}
+	cfg.StateDir = stateDir(cfg.StateDir, e)
 	return cfg, problems
 }
 

@@ -1,14 +1,13 @@
 package files
 
-import (
-	"io"
-	"sync"
-)
+import "io"
 
 // hashPipe hashes chunks on a second goroutine while the scanner checks
 // them, so reading a large file costs about the hash alone (SHA-256 is the
-// slowest pass). Buffers cycle between the two; a buffer is reused only
-// after the hasher has handed it back.
+// slowest pass). Buffers, taken from the chunk pool, cycle between the two;
+// a buffer is reused only after the hasher has handed it back. Small files
+// do not come here (ScanText's SizeHint): for them the goroutine and the
+// buffers cost more than the overlap saves.
 type hashPipe struct {
 	free    chan []byte
 	work    chan []byte
@@ -18,15 +17,10 @@ type hashPipe struct {
 
 const pipeBuffers = 4
 
-// chunks keeps the pipe's buffers between scans: without it every scan, a
-// 4 KiB read_file too, allocated and zeroed four chunks (1 MiB), which was
-// most of a small read's cost.
-var chunks = sync.Pool{New: func() any { return new([chunkSize]byte) }}
-
 func startHashing(w io.Writer) *hashPipe {
 	h := &hashPipe{free: make(chan []byte, pipeBuffers), work: make(chan []byte, pipeBuffers), done: make(chan struct{})}
 	for range pipeBuffers {
-		h.free <- chunks.Get().(*[chunkSize]byte)[:]
+		h.free <- getChunk()
 	}
 	go func() {
 		defer close(h.done)
@@ -47,9 +41,9 @@ func (h *hashPipe) release(b []byte) { h.free <- b }
 // hash queues b; the scanner may read b (not write it) meanwhile.
 func (h *hashPipe) hash(b []byte) { h.work <- b }
 
-// stop waits until every queued chunk is hashed, then gives the buffers
-// back to the pool (the scanner keeps copies, never a buffer); it may be
-// called twice.
+// stop waits until every queued chunk is hashed and gives the buffers back
+// to the pool; it may be called twice. The scanner holds no buffer then:
+// each one it took went back through hash or release.
 func (h *hashPipe) stop() {
 	if h.stopped {
 		return
@@ -57,12 +51,7 @@ func (h *hashPipe) stop() {
 	h.stopped = true
 	close(h.work)
 	<-h.done
-	for {
-		select {
-		case b := <-h.free:
-			chunks.Put((*[chunkSize]byte)(b[:chunkSize]))
-		default:
-			return
-		}
+	for range pipeBuffers {
+		putChunk(<-h.free)
 	}
 }
