@@ -103,6 +103,8 @@ var builtinTitles = map[string]string{
 	"write_file":  "Write file",
 	"edit_file":   "Edit file",
 	"apply_patch": "Apply patch",
+	"grep":        "Search file contents",
+	"glob":        "Find files by pattern",
 	"bash":        "Run shell command (sandboxed)",
 	"web_fetch":   "Fetch web page",
 	"web_search":  "Search the web",

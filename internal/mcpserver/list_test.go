@@ -39,7 +39,7 @@ func listNames(t *testing.T, cs *mcp.ClientSession) []string {
 }
 
 func TestToolsListIsTheModelView(t *testing.T) {
-	full := []string{"apply_patch", "edit_file", "exec_thing", "read_file", "test_block", "test_fail", "test_progress",
+	full := []string{"apply_patch", "edit_file", "exec_thing", "glob", "grep", "read_file", "test_block", "test_fail", "test_progress",
 		"test_reverse", "test_sleep", "tool_search", "write_file"}
 	for _, tc := range []struct {
 		name  string
@@ -50,7 +50,7 @@ func TestToolsListIsTheModelView(t *testing.T) {
 		{"minimal: the file tools registered", setup{strategy: "minimal"}, []string{"edit_file", "read_file", "write_file"}},
 		{"progressive: direct plus tool_search", setup{strategy: "progressive"}, full},
 		{"ask_user offered to a client that can elicit", setup{client: mcp.ClientOptions{ElicitationHandler: acceptAll}},
-			append(slices.Clone(full[:3]), append([]string{"ask_user"}, full[3:]...)...)},
+			append([]string{"ask_user"}, full...)},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			h := newHarness(t, tc.setup)
@@ -271,5 +271,27 @@ func TestCursorIsRefused(t *testing.T) {
 	_, err := h.cs.ListTools(testCtx(t), &mcp.ListToolsParams{Cursor: "x"})
 	if err == nil {
 		t.Fatal("a cursor this server never issued was accepted")
+	}
+}
+
+// TestEveryBuiltinHasATitle: a built-in added later gets its display name
+// here, not a humanized fallback.
+func TestEveryBuiltinHasATitle(t *testing.T) {
+	h := newHarness(t, setup{client: mcp.ClientOptions{ElicitationHandler: acceptAll}})
+	res, err := h.cs.ListTools(testCtx(t), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	testOnly := map[string]bool{}
+	for _, tool := range h.testTools() {
+		testOnly[tool.Descriptor().Name] = true
+	}
+	for _, tl := range res.Tools {
+		if tl.Meta[metaSource] != protocol.SourceBuiltin || testOnly[tl.Name] {
+			continue
+		}
+		if _, ok := builtinTitles[tl.Name]; !ok {
+			t.Errorf("built-in %s has no entry in builtinTitles (its title would be %q)", tl.Name, tl.Title)
+		}
 	}
 }
