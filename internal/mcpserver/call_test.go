@@ -14,6 +14,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"steerable.dev/sidecar/internal/tools"
 	"steerable.dev/sidecar/protocol"
 )
 
@@ -190,5 +191,51 @@ func TestInflightCapMakesCallsWait(t *testing.T) {
 	defer cancel()
 	if _, err := h.cs.CallTool(ctx, &mcp.CallToolParams{Name: "test_fail", Arguments: map[string]any{}}); err == nil {
 		t.Error("a second call ran past an in-flight cap of 1")
+	}
+}
+
+// TestProgressIncreasesOnTheWire: chunks streamed from two goroutines at
+// once (a shell's stdout and stderr) reach the client with strictly
+// increasing progress, as MCP requires.
+func TestProgressIncreasesOnTheWire(t *testing.T) {
+	r, h := newRaw(t, setup{}, time.Second)
+	burst := tools.New(protocol.ToolDescriptor{Name: "test_burst", Description: "streams from two goroutines", Mode: protocol.ModeRead,
+		Parameters: json.RawMessage(`{"type":"object"}`)},
+		func(ctx context.Context, c tools.Call, _ struct{}) protocol.ToolResult {
+			var wg sync.WaitGroup
+			for _, stream := range []string{"stdout", "stderr"} {
+				wg.Go(func() {
+					for range 2000 {
+						h.host.Notify(ctx, protocol.NotificationProgress, protocol.ToolProgressParams{CallID: c.ID, Stream: stream, Chunk: "x\n"})
+					}
+				})
+			}
+			wg.Wait()
+			return tools.OK("streamed", nil)
+		})
+	if err := h.reg.Register(protocol.SourceBuiltin, burst); err != nil {
+		t.Fatal(err)
+	}
+	r.initialize()
+	r.send(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"_meta":{"progressToken":"p"},"name":"test_burst","arguments":{}}}`)
+	r.reply(`1`)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	last, n := 0.0, 0
+	for _, f := range r.lines {
+		if string(f["method"]) != `"notifications/progress"` {
+			continue
+		}
+		var p struct{ Progress float64 }
+		if err := json.Unmarshal(f["params"], &p); err != nil {
+			t.Fatal(err)
+		}
+		if p.Progress <= last {
+			t.Fatalf("progress %v after %v on the wire", p.Progress, last)
+		}
+		last, n = p.Progress, n+1
+	}
+	if n != 4000 {
+		t.Errorf("%d progress notifications, want 4000", n)
 	}
 }

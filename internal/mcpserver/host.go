@@ -36,9 +36,11 @@ type Host struct {
 
 // hostCall is one running tools/call.
 type hostCall struct {
-	session  *mcp.ServerSession
-	token    any     // progress token; nil when the client wants no progress
-	progress float64 // bytes streamed so far: MCP progress must increase
+	session *mcp.ServerSession
+	token   any // progress token; nil when the client wants no progress
+
+	sendMu   sync.Mutex // one progress notification at a time, in order
+	progress float64    // bytes streamed so far: MCP progress must increase
 }
 
 // NewHost returns the Host to build the tools with; the Server it is given
@@ -127,17 +129,17 @@ func (h *Host) Notify(ctx context.Context, method string, params any) error {
 	if err := convert(params, &p); err != nil {
 		return err
 	}
-	h.mu.Lock()
-	c := h.calls[p.CallID]
+	c := h.call(p.CallID)
 	if c == nil || c.token == nil {
-		h.mu.Unlock()
 		return nil
 	}
+	// stdout and stderr stream from their own goroutines: the count and the
+	// send go together, or a larger progress could overtake a smaller one.
+	c.sendMu.Lock()
+	defer c.sendMu.Unlock()
 	c.progress += float64(len(p.Chunk))
-	n := &mcp.ProgressNotificationParams{ProgressToken: c.token, Progress: c.progress, Message: p.Chunk,
-		Meta: mcp.Meta{"steerable.dev/stream": p.Stream}}
-	h.mu.Unlock()
-	return c.session.NotifyProgress(ctx, n)
+	return c.session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: c.token, Progress: c.progress,
+		Message: p.Chunk, Meta: mcp.Meta{"steerable.dev/stream": p.Stream}})
 }
 
 // convert copies v into out (a pointer) through JSON, unless v already has
