@@ -214,7 +214,10 @@ func (m *mcpBoot) close() {
 // flushLogger waits briefly for log lines still queued in w, when the writer
 // newLogger returned buffers them.
 func flushLogger(w any) {
-	if c, ok := w.(interface{ Close(time.Duration) }); ok {
+	switch c := w.(type) {
+	case interface{ Close(time.Duration) }:
+		c.Close(300 * time.Millisecond)
+	case interface{ Close(time.Duration) bool }: // a bounded sink that reports whether it drained
 		c.Close(300 * time.Millisecond)
 	}
 }
