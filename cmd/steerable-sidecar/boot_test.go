@@ -2,7 +2,11 @@ package main
 
 import (
 	"io"
+	"strings"
 	"testing"
+	"time"
+
+	"github.com/rs/zerolog"
 
 	"steerable.dev/sidecar/internal/tools"
 )
@@ -27,6 +31,26 @@ func TestBuiltinSchemasCompile(t *testing.T) {
 		e, _ := a.registry.Lookup(d.Name)
 		if _, err := e.Schema(); err != nil {
 			t.Errorf("%s: %v", d.Name, err)
+		}
+	}
+}
+
+// TestLogTimestampsHaveMilliseconds: both formats carry the time to the
+// millisecond (the JSON one used to stop at seconds, and the console one,
+// parsed from it, printed .000 for every line).
+func TestLogTimestampsHaveMilliseconds(t *testing.T) {
+	defer func(f func() time.Time) { zerolog.TimestampFunc = f }(zerolog.TimestampFunc)
+	zerolog.TimestampFunc = func() time.Time { return time.Date(2026, 1, 2, 12, 34, 56, 789_000_000, time.Local) }
+	for format, want := range map[string]string{"json": `"time":"2026-01-02T12:34:56.789`, "console": "12:34:56.789 "} {
+		var out strings.Builder
+		log, sink, err := newLogger(&out, "info", format)
+		if err != nil {
+			t.Fatal(err)
+		}
+		log.Info().Msg("hello")
+		sink.Close(5 * time.Second)
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("%s line %q lacks %q", format, out.String(), want)
 		}
 	}
 }

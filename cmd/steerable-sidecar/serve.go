@@ -36,23 +36,25 @@ func serveCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	// bound to the connection when Serve starts.
 	host := rpc.NewPeer(a.log)
 	if err := a.buildTools(host); err != nil {
+		a.close()
 		fmt.Fprintf(stderr, "steerable-sidecar: %v\n", err)
 		return exitUsage
 	}
-	defer a.close()
 	srv, err := rpc.NewServer(rpc.Options{
 		Version: version, Framing: *framing,
 		MaxFrameBytes: a.cfg.MaxFrameBytes, MaxInflight: a.cfg.MaxInflight,
 		ShutdownGrace: time.Duration(a.cfg.ShutdownGraceMs) * time.Millisecond,
-		QuietReady:    *quiet, ReadyOut: a.logOut, Log: a.log,
+		QuietReady:    *quiet, Logs: a.logs, Log: a.log,
 	}, rpc.Services{
 		Registry: a.registry, Dispatcher: a.dispatcher, Checks: a.healthChecks,
 		HostTools: tools.NewHostTools(a.registry, host), ReadState: a.readState,
 	}, host)
 	if err != nil {
+		a.close()
 		fmt.Fprintf(stderr, "steerable-sidecar: %v\n", err)
 		return exitUsage
 	}
+	defer a.close()
 	stopSignals := onSignals(func() { srv.ShutdownNow(rpc.ReasonSignal) })
 	defer stopSignals()
 	if in, ok := stdin.(*os.File); ok {

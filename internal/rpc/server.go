@@ -28,9 +28,17 @@ type Options struct {
 	MaxFrameBytes int
 	MaxInflight   int
 	ShutdownGrace time.Duration
-	QuietReady    bool      // skip the __SIDECAR_READY__ stderr line
-	ReadyOut      io.Writer // where the ready line goes (stderr)
+	QuietReady    bool    // skip the __SIDECAR_READY__ stderr line
+	Logs          LogSink // stderr behind Log; nil: no ready line, nothing dropped
 	Log           zerolog.Logger
+}
+
+// LogSink is the stderr the logger writes through (logsink.Sink): the ready
+// marker is announced on it, never blocking, and its count of dropped lines
+// is part of Health.
+type LogSink interface {
+	Announce(line []byte)
+	Dropped() uint64
 }
 
 // Services are what the methods act on.
@@ -47,6 +55,10 @@ type Services struct {
 	// refuses those methods.
 	ReadState *readstate.Store
 }
+
+// ReadyMarker starts the stderr line written once the sidecar serves; the
+// Health JSON follows it (SPEC §1).
+const ReadyMarker = "__SIDECAR_READY__:"
 
 // Shutdown reasons (lifecycle.shutdown).
 const (
@@ -92,9 +104,6 @@ func NewServer(opts Options, svc Services, peer *Peer) (*Server, error) {
 	}
 	if opts.MaxInflight < 1 || opts.MaxFrameBytes < 1 {
 		return nil, fmt.Errorf("MaxInflight and MaxFrameBytes must be positive")
-	}
-	if opts.ReadyOut == nil {
-		opts.ReadyOut = io.Discard
 	}
 	s := &Server{
 		opts: opts, svc: svc, peer: peer, log: opts.Log, started: time.Now(),
@@ -186,9 +195,9 @@ func (s *Server) ShutdownNow(reason string) {
 
 func (s *Server) announceReady(conn *jsonrpc2.Conn) {
 	h := s.Health(false)
-	if !s.opts.QuietReady {
+	if !s.opts.QuietReady && s.opts.Logs != nil {
 		b, _ := json.Marshal(h)
-		fmt.Fprintf(s.opts.ReadyOut, "__SIDECAR_READY__:%s\n", b)
+		s.opts.Logs.Announce(append(append([]byte(ReadyMarker), b...), '\n'))
 	}
 	ready := protocol.LifecycleReadyParams{
 		Version: s.opts.Version, ProtocolVersion: protocol.ProtocolVersion,
@@ -234,8 +243,15 @@ func (s *Server) Health(settle bool) protocol.Health {
 		Status: status, Version: s.opts.Version, ProtocolVersion: protocol.ProtocolVersion,
 		UptimeMs: time.Since(s.started).Milliseconds(), PID: os.Getpid(),
 		GoVersion: runtime.Version(), Platform: runtime.GOOS + "/" + runtime.GOARCH,
-		LoadedTools: s.svc.Registry.Len(), Checks: checks,
+		LoadedTools: s.svc.Registry.Len(), DroppedLogLines: s.droppedLogLines(), Checks: checks,
 	}
+}
+
+func (s *Server) droppedLogLines() uint64 {
+	if s.opts.Logs == nil {
+		return 0
+	}
+	return s.opts.Logs.Dropped()
 }
 
 // libLogger routes the connection library's own messages (for example a
