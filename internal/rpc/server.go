@@ -8,13 +8,11 @@ import (
 	"os"
 	"runtime"
 	"runtime/debug"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/rs/zerolog"
-	"github.com/sourcegraph/jsonrpc2"
 
 	"steerable.dev/sidecar/internal/readstate"
 	"steerable.dev/sidecar/internal/tools"
@@ -87,6 +85,8 @@ type Server struct {
 	started time.Time
 	closing atomic.Bool
 
+	readDone chan struct{} // closed when the read loop has returned
+
 	stopOnce sync.Once
 	stop     chan string // graceful: system.shutdown or EOF
 	nowOnce  sync.Once
@@ -107,9 +107,9 @@ func NewServer(opts Options, svc Services, peer *Peer) (*Server, error) {
 	}
 	s := &Server{
 		opts: opts, svc: svc, peer: peer, log: opts.Log, started: time.Now(),
-		stop: make(chan string, 1), now: make(chan string, 1),
+		stop: make(chan string, 1), now: make(chan string, 1), readDone: make(chan struct{}),
 	}
-	s.d = newDispatcher(s, opts.MaxInflight, opts.Log)
+	s.d = newDispatcher(s, newLimits(opts.MaxInflight), opts.Log)
 	return s, nil
 }
 
@@ -124,15 +124,9 @@ func (s *Server) Serve(in io.Reader, out io.Writer) string {
 		s.peer.hostGone()
 		s.ShutdownNow(ReasonEOF)
 	}
-	conn := jsonrpc2.NewConn(context.Background(), st, s.d, jsonrpc2.SetLogger(libLogger{s.log}))
-	s.peer.bind(conn)
-	go func() {
-		<-st.eof
-		s.peer.hostGone() // nobody can answer a reverse call any more
-		s.beginShutdown(ReasonEOF)
-	}()
-	s.announceReady(conn)
-	st.start()
+	s.peer.bind(st)
+	s.announceReady()
+	go s.readLoop(st) // after lifecycle.ready: it is always the first frame
 	go s.warm()
 
 	var reason string
@@ -147,8 +141,12 @@ func (s *Server) Serve(in io.Reader, out io.Writer) string {
 	if !s.d.wait(cancelWait) {
 		s.log.Warn().Msg("some calls did not return after cancellation")
 	}
-	s.notifyBounded(conn, protocol.NotificationShutdown, protocol.LifecycleShutdownParams{Reason: reason})
-	conn.Close()
+	s.notifyBounded(protocol.NotificationShutdown, protocol.LifecycleShutdownParams{Reason: reason})
+	st.Close()
+	select { // closing the input ends the read loop, unless the reader ignores it
+	case <-s.readDone:
+	case <-time.After(finalWrite):
+	}
 	s.log.Info().Str("reason", reason).Msg("sidecar stopped")
 	return reason
 }
@@ -193,7 +191,7 @@ func (s *Server) ShutdownNow(reason string) {
 	s.nowOnce.Do(func() { s.now <- reason })
 }
 
-func (s *Server) announceReady(conn *jsonrpc2.Conn) {
+func (s *Server) announceReady() {
 	h := s.Health(false)
 	if !s.opts.QuietReady && s.opts.Logs != nil {
 		b, _ := json.Marshal(h)
@@ -203,7 +201,7 @@ func (s *Server) announceReady(conn *jsonrpc2.Conn) {
 		Version: s.opts.Version, ProtocolVersion: protocol.ProtocolVersion,
 		PID: os.Getpid(), ListenInfo: protocol.ListenInfo{Transport: "stdio"},
 	}
-	if err := conn.Notify(context.Background(), protocol.NotificationReady, ready); err != nil {
+	if err := s.peer.Notify(context.Background(), protocol.NotificationReady, ready); err != nil {
 		s.log.Warn().Err(err).Msg("lifecycle.ready not sent")
 	}
 	s.log.Info().Str("status", h.Status).Int("tools", h.LoadedTools).Msg("sidecar ready")
@@ -211,11 +209,11 @@ func (s *Server) announceReady(conn *jsonrpc2.Conn) {
 
 // notifyBounded sends a notification but never waits more than finalWrite:
 // a host that stopped reading must not keep the process alive.
-func (s *Server) notifyBounded(conn *jsonrpc2.Conn, method string, params any) {
+func (s *Server) notifyBounded(method string, params any) {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		_ = conn.Notify(context.Background(), method, params)
+		_ = s.peer.Notify(context.Background(), method, params)
 	}()
 	select {
 	case <-done:
@@ -252,12 +250,4 @@ func (s *Server) droppedLogLines() uint64 {
 		return 0
 	}
 	return s.opts.Logs.Dropped()
-}
-
-// libLogger routes the connection library's own messages (for example a
-// reply to an unknown reverse-call id) to the structured log.
-type libLogger struct{ log zerolog.Logger }
-
-func (l libLogger) Printf(format string, v ...any) {
-	l.log.Warn().Str("component", "jsonrpc2").Msg(strings.TrimSpace(fmt.Sprintf(format, v...)))
 }

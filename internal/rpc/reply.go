@@ -1,0 +1,60 @@
+package rpc
+
+import (
+	"encoding/json"
+
+	"steerable.dev/sidecar/protocol"
+)
+
+// Outgoing frames are assembled from their parts: the envelope is a fixed
+// prefix, the id is echoed as it came, and only the result, params or
+// error object goes through encoding/json — once.
+
+// appendResult appends the reply {"jsonrpc":"2.0","id":ID,"result":R}.
+func appendResult(dst []byte, id json.RawMessage, result any) ([]byte, error) {
+	r, err := json.Marshal(result)
+	if err != nil {
+		return dst, err
+	}
+	dst = append(dst, `{"jsonrpc":"2.0","id":`...)
+	dst = append(dst, id...)
+	dst = append(dst, `,"result":`...)
+	dst = append(dst, r...)
+	return append(dst, '}'), nil
+}
+
+// appendError appends the reply {"jsonrpc":"2.0","id":ID,"error":E}, E
+// mapped by toWire.
+func appendError(dst []byte, id json.RawMessage, err error) []byte {
+	e, mErr := json.Marshal(toWire(err))
+	if mErr != nil { // data that does not marshal: keep the code and message
+		we := toWire(err)
+		e, _ = json.Marshal(protocol.WireError{Code: we.Code, Message: we.Message, Data: map[string]any{"kind": we.Code.Kind()}})
+	}
+	dst = append(dst, `{"jsonrpc":"2.0","id":`...)
+	dst = append(dst, id...)
+	dst = append(dst, `,"error":`...)
+	dst = append(dst, e...)
+	return append(dst, '}')
+}
+
+// appendRequest appends a request (id set) or a notification (id nil) of
+// the sidecar's: {"jsonrpc":"2.0"[,"id":ID],"method":M,"params":P}.
+func appendRequest(dst []byte, id json.RawMessage, method string, params any) ([]byte, error) {
+	p, err := json.Marshal(params)
+	if err != nil {
+		return dst, err
+	}
+	m, _ := json.Marshal(method)
+	dst = append(dst, `{"jsonrpc":"2.0",`...)
+	if id != nil {
+		dst = append(dst, `"id":`...)
+		dst = append(dst, id...)
+		dst = append(dst, ',')
+	}
+	dst = append(dst, `"method":`...)
+	dst = append(dst, m...)
+	dst = append(dst, `,"params":`...)
+	dst = append(dst, p...)
+	return append(dst, '}'), nil
+}
