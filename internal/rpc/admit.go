@@ -95,7 +95,7 @@ func (d *dispatcher) admit(msg message, size int) bool {
 	}
 	d.mu.Unlock()
 	if start {
-		go d.serve(c)
+		d.start(c)
 	}
 	return true
 }
@@ -155,7 +155,7 @@ func (d *dispatcher) release(c *call) {
 	d.mu.Unlock()
 	d.signalRoom()
 	if next != nil {
-		go d.serve(next)
+		d.start(next)
 	}
 }
 
@@ -189,7 +189,7 @@ func (d *dispatcher) cancel(key string, cause error) bool {
 	c.cancel(cause)
 	if queued {
 		d.signalRoom()
-		go d.serve(c) // answers -32800 without running
+		d.start(c) // answers -32800 without running
 	}
 	return true
 }

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"runtime/debug"
 	"sync"
+	"sync/atomic"
 
 	"github.com/rs/zerolog"
 	"github.com/santhosh-tekuri/jsonschema/v6"
@@ -38,6 +39,10 @@ type dispatcher struct {
 	active   int           // admitted calls not yet finished
 	idle     chan struct{} // closed while active == 0
 	room     chan struct{} // a token whenever a slot or a queue place frees
+
+	work        chan *call    // hands a call to an idle worker
+	quit        chan struct{} // closed when Serve ends: idle workers exit
+	idleWorkers atomic.Int32
 }
 
 // call is one admitted request.
@@ -61,10 +66,45 @@ func newDispatcher(srv *Server, l limits, log zerolog.Logger) *dispatcher {
 		inflight: map[string]*call{},
 		idle:     closedChan(),
 		room:     make(chan struct{}, 1),
+		work:     make(chan *call),
+		quit:     make(chan struct{}),
 	}
 	d.lightCap = sync.NewCond(&d.mu)
 	return d
 }
+
+// start runs c in a goroutine of its own: an idle worker when there is one,
+// else a new one. Each call has the goroutine to itself while it runs;
+// reusing finished ones spares every request a new goroutine growing its
+// stack through the same encoding/json frames as the last.
+func (d *dispatcher) start(c *call) {
+	select {
+	case d.work <- c:
+	default:
+		go d.worker(c)
+	}
+}
+
+func (d *dispatcher) worker(c *call) {
+	for {
+		d.serve(c)
+		// Keep as many as may run at once; GC shrinks the stacks of those
+		// that stay idle.
+		if d.idleWorkers.Add(1) > int32(d.limits.inflight+d.limits.light) {
+			d.idleWorkers.Add(-1)
+			return
+		}
+		select {
+		case c = <-d.work:
+			d.idleWorkers.Add(-1)
+		case <-d.quit:
+			return
+		}
+	}
+}
+
+// stopWorkers ends the idle workers (Serve returns).
+func (d *dispatcher) stopWorkers() { close(d.quit) }
 
 // serve runs one call to its reply.
 func (d *dispatcher) serve(c *call) {
@@ -156,10 +196,11 @@ func isEmptyObject(raw []byte) bool {
 
 // reply writes the response frame, marshalled once (reply.go).
 func (d *dispatcher) reply(msg message, result any, err error) {
-	var b []byte
+	buf := getFrameBuf()
+	b := *buf
 	if err == nil {
 		var mErr error
-		if b, mErr = appendResult(nil, msg.id.raw, result); mErr != nil {
+		if b, mErr = appendResult(b[:0], msg.id.raw, result); mErr != nil {
 			d.log.Error().Err(mErr).Str("method", msg.method).Msg("reply does not marshal")
 			err = fmt.Errorf("reply does not marshal: %w", mErr)
 		}
@@ -168,11 +209,12 @@ func (d *dispatcher) reply(msg message, result any, err error) {
 		if toWire(err).Code == protocol.CodeInternal {
 			d.log.Error().Err(err).Str("method", msg.method).Msg("internal error")
 		}
-		b = appendError(nil, msg.id.raw, err)
+		b = appendError(b[:0], msg.id.raw, err)
 	}
 	if err := d.srv.st.writeFrame(b); err != nil {
 		d.log.Debug().Err(err).Str("method", msg.method).Msg("reply not sent")
 	}
+	putFrameBuf(buf, b)
 }
 
 // replyNow answers a request that is not admitted, from the read loop.

@@ -2,6 +2,7 @@ package rpc
 
 import (
 	"encoding/json"
+	"sync"
 
 	"steerable.dev/sidecar/protocol"
 )
@@ -10,16 +11,37 @@ import (
 // prefix, the id is echoed as it came, and only the result, params or
 // error object goes through encoding/json — once.
 
+// frameBufs recycles the buffers replies are assembled in: the stream
+// copies a frame before writeFrame returns, so the buffer is free again.
+// Buffers that grew past maxPooledFrame (a large file's content) are left
+// to the collector rather than kept.
+var frameBufs = sync.Pool{New: func() any { b := make([]byte, 0, 4096); return &b }}
+
+const maxPooledFrame = 64 << 10
+
+func getFrameBuf() *[]byte { return frameBufs.Get().(*[]byte) }
+
+func putFrameBuf(p *[]byte, b []byte) {
+	if cap(b) <= maxPooledFrame {
+		*p = b[:0]
+		frameBufs.Put(p)
+	}
+}
+
 // appendResult appends the reply {"jsonrpc":"2.0","id":ID,"result":R}.
 func appendResult(dst []byte, id json.RawMessage, result any) ([]byte, error) {
-	r, err := json.Marshal(result)
-	if err != nil {
-		return dst, err
-	}
 	dst = append(dst, `{"jsonrpc":"2.0","id":`...)
 	dst = append(dst, id...)
 	dst = append(dst, `,"result":`...)
-	dst = append(dst, r...)
+	if a, ok := result.(protocol.JSONAppender); ok {
+		dst = a.AppendJSON(dst)
+	} else {
+		r, err := json.Marshal(result)
+		if err != nil {
+			return dst, err
+		}
+		dst = append(dst, r...)
+	}
 	return append(dst, '}'), nil
 }
 

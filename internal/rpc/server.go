@@ -147,6 +147,7 @@ func (s *Server) Serve(in io.Reader, out io.Writer) string {
 	case <-s.readDone:
 	case <-time.After(finalWrite):
 	}
+	s.d.stopWorkers()
 	s.log.Info().Str("reason", reason).Msg("sidecar stopped")
 	return reason
 }
