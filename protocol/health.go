@@ -34,7 +34,14 @@ type Checks map[string]Check
 
 // AppendJSON implements JSONAppender: h as encoding/json writes it, without
 // reflection (system.ping answers with it; hosts may ping often).
-func (h Health) AppendJSON(b []byte) []byte {
+func (h Health) AppendJSON(b []byte) ([]byte, error) {
+	return h.AppendJSONWithChecks(b, h.Checks.AppendJSON(nil)), nil
+}
+
+// AppendJSONWithChecks is AppendJSON with h.Checks already encoded (by
+// Checks.AppendJSON): checks rarely change between pings, so a server may
+// reuse their encoding.
+func (h Health) AppendJSONWithChecks(b, checks []byte) []byte {
 	b = append(b, `{"status":`...)
 	b = AppendJSONString(b, h.Status)
 	b = append(b, `,"version":`...)
@@ -54,12 +61,12 @@ func (h Health) AppendJSON(b []byte) []byte {
 	b = append(b, `,"droppedLogLines":`...)
 	b = strconv.AppendUint(b, h.DroppedLogLines, 10)
 	b = append(b, `,"checks":`...)
-	b = h.Checks.AppendJSON(b)
+	b = append(b, checks...)
 	return append(b, '}')
 }
 
-// AppendJSON implements JSONAppender: the object encoding/json writes for
-// the map, keys sorted.
+// AppendJSON appends the object encoding/json writes for the map, keys
+// sorted.
 func (c Checks) AppendJSON(b []byte) []byte {
 	if c == nil {
 		return append(b, "null"...)

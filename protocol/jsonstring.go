@@ -4,12 +4,13 @@ import (
 	"unicode/utf8"
 )
 
-// JSONAppender is a wire type that writes its own JSON, byte for byte what
-// encoding/json writes for it, for the few results on a hot path: encoding/json
-// reflects over every value and compacts what a MarshalJSON returns, so
-// the connection appends these directly.
+// JSONAppender is a wire type that appends its own JSON, byte for byte what
+// encoding/json writes for it, for the results on the hot path: encoding/json
+// re-validates and compacts whatever a MarshalJSON returns (and Health
+// avoids its reflection altogether), so the connection appends these
+// directly.
 type JSONAppender interface {
-	AppendJSON(dst []byte) []byte
+	AppendJSON(dst []byte) ([]byte, error)
 }
 
 const hexDigits = "0123456789abcdef"

@@ -31,8 +31,21 @@ func TestHealthAppendsWhatEncodingJSONWrites(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := h.AppendJSON(nil); string(got) != string(want) {
+		if got, _ := h.AppendJSON(nil); string(got) != string(want) {
 			t.Errorf("AppendJSON = %s\nencoding/json %s", got, want)
 		}
+	}
+}
+
+func TestToolResultAppendsWhatEncodingJSONWrites(t *testing.T) {
+	r := ToolResult{Success: true, Message: "<ok>", Data: map[string]any{"b": 1, "a": []int{2}},
+		Extra: map[string]json.RawMessage{"future": json.RawMessage(`{"x": 1}`)}}
+	want, err := json.Marshal(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := r.AppendJSON([]byte("prefix:"))
+	if err != nil || string(got) != "prefix:"+string(want) {
+		t.Errorf("AppendJSON = %s, %v; encoding/json writes %s", got, err, want)
 	}
 }

@@ -2,6 +2,8 @@ package rpc
 
 import (
 	"bufio"
+	"context"
+	"encoding/json"
 	"io"
 	"os"
 	"path/filepath"
@@ -13,6 +15,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"steerable.dev/sidecar/internal/files"
+	"steerable.dev/sidecar/internal/logsink"
 	"steerable.dev/sidecar/internal/readstate"
 	"steerable.dev/sidecar/internal/tools"
 	"steerable.dev/sidecar/protocol"
@@ -43,12 +46,18 @@ func pipeServer(tb testing.TB) (*io.PipeWriter, *bufio.Reader) {
 		tb.Fatal(err)
 	}
 	tb.Cleanup(func() { ws.Close() })
-	log := zerolog.Nop()
+	// Logging as serve does it, at info, through the stderr sink.
+	sink := logsink.New(io.Discard, 0, nil)
+	tb.Cleanup(func() { sink.Close(time.Second) })
+	log := zerolog.New(sink).Level(zerolog.InfoLevel).With().Timestamp().Logger()
 	reg := tools.NewRegistry()
 	peer := NewPeer(log)
 	store := readstate.NewStore()
 	if err := reg.Register(protocol.SourceBuiltin, tools.Builtins(tools.Deps{Workspace: dir, Host: peer, Log: log, Registry: reg,
 		Files: ws, ReadState: store, RequireReadBeforeWrite: true, FileMaxBytes: 1 << 20})...); err != nil {
+		tb.Fatal(err)
+	}
+	if err := reg.Register(protocol.SourceBuiltin, noopTool()); err != nil {
 		tb.Fatal(err)
 	}
 	srv, err := NewServer(Options{Version: "b", MaxFrameBytes: 1 << 20, MaxInflight: 64, ShutdownGrace: time.Second, Log: log},
@@ -62,6 +71,7 @@ func pipeServer(tb testing.TB) (*io.PipeWriter, *bufio.Reader) {
 	go func() { srv.Serve(inR, outW); outW.Close(); close(done) }()
 	r := bufio.NewReaderSize(outR, 1<<20)
 	r.ReadString('\n') // lifecycle.ready
+	<-srv.warmed       // its allocations are not the calls'
 	tb.Cleanup(func() {
 		inW.Close()
 		io.Copy(io.Discard, r)
@@ -70,7 +80,21 @@ func pipeServer(tb testing.TB) (*io.PipeWriter, *bufio.Reader) {
 	return inW, r
 }
 
-const readFileParams = `{"name":"read_file","arguments":{"path":"f.txt"}}`
+const (
+	readFileParams = `{"name":"read_file","arguments":{"path":"f.txt"}}`
+	noopParams     = `{"name":"noop","arguments":{"path":"f.txt"}}`
+)
+
+// noopTool does nothing with a read_file-shaped argument: what tool.invoke
+// costs besides the tool itself.
+func noopTool() tools.Tool {
+	type args struct {
+		Path string `json:"path"`
+	}
+	return tools.New(protocol.ToolDescriptor{Name: "noop", Description: "nothing", Mode: protocol.ModeRead,
+		Parameters: json.RawMessage(`{"type":"object","properties":{"path":{"type":"string"}},"required":["path"],"additionalProperties":false}`)},
+		func(context.Context, tools.Call, args) protocol.ToolResult { return tools.OK("done", map[string]any{"path": "f.txt"}) })
+}
 
 // roundTrip sends one request and reads one line back.
 func roundTrip(tb testing.TB, in io.Writer, out *bufio.Reader, id int, method, params string) string {
@@ -142,7 +166,31 @@ func BenchmarkReadFileSequential(b *testing.B) {
 	sequential(b, protocol.MethodToolInvoke, readFileParams)
 }
 
-// BenchmarkReadFilePipelined: the same, 64 in flight.
+// BenchmarkToolInvokeSequential: tool.invoke of a tool that does nothing,
+// one at a time: the per-call path alone.
+func BenchmarkToolInvokeSequential(b *testing.B) { sequential(b, protocol.MethodToolInvoke, noopParams) }
+
+// BenchmarkToolInvokePipelined: the same, 64 in flight.
+func BenchmarkToolInvokePipelined(b *testing.B) { pipelined(b, protocol.MethodToolInvoke, noopParams) }
+
+// BenchmarkReadFilePipelined: read_file of 4 KiB, 64 in flight.
 func BenchmarkReadFilePipelined(b *testing.B) {
 	pipelined(b, protocol.MethodToolInvoke, readFileParams)
+}
+
+// TestPingReusesChecksOnlyWhileEqual: the cached encoding of the checks
+// follows every change.
+func TestPingReusesChecksOnlyWhileEqual(t *testing.T) {
+	var c checksCache
+	a := protocol.Checks{"x": {Status: "ok", Message: "one"}}
+	if got := string(c.encode(a)); got != `{"x":{"status":"ok","message":"one"}}` {
+		t.Fatalf("encode = %s", got)
+	}
+	b := protocol.Checks{"x": {Status: "warn", Message: "one"}}
+	if got := string(c.encode(b)); got != `{"x":{"status":"warn","message":"one"}}` {
+		t.Errorf("after a change: %s", got)
+	}
+	if got := string(c.encode(protocol.Checks{})); got != `{}` {
+		t.Errorf("after all went: %s", got)
+	}
 }

@@ -34,7 +34,10 @@ func appendResult(dst []byte, id json.RawMessage, result any) ([]byte, error) {
 	dst = append(dst, id...)
 	dst = append(dst, `,"result":`...)
 	if a, ok := result.(protocol.JSONAppender); ok {
-		dst = a.AppendJSON(dst)
+		var err error
+		if dst, err = a.AppendJSON(dst); err != nil {
+			return dst, err
+		}
 	} else {
 		r, err := json.Marshal(result)
 		if err != nil {

@@ -85,7 +85,9 @@ type Server struct {
 	started time.Time
 	closing atomic.Bool
 
-	readDone chan struct{} // closed when the read loop has returned
+	readDone   chan struct{} // closed when the read loop has returned
+	warmed     chan struct{} // closed when warm has compiled the schemas
+	checksJSON checksCache
 
 	stopOnce sync.Once
 	stop     chan string // graceful: system.shutdown or EOF
@@ -108,6 +110,7 @@ func NewServer(opts Options, svc Services, peer *Peer) (*Server, error) {
 	s := &Server{
 		opts: opts, svc: svc, peer: peer, log: opts.Log, started: time.Now(),
 		stop: make(chan string, 1), now: make(chan string, 1), readDone: make(chan struct{}),
+		warmed: make(chan struct{}),
 	}
 	s.d = newDispatcher(s, newLimits(opts.MaxInflight), opts.Log)
 	return s, nil
@@ -155,6 +158,7 @@ func (s *Server) Serve(in io.Reader, out io.Writer) string {
 // warm compiles, after ready and off the request path, what start-up
 // deferred: the method params schemas and the built-in tools' schemas.
 func (s *Server) warm() {
+	defer close(s.warmed)
 	for _, m := range s.d.methods {
 		if m.params != "" {
 			s.d.schemas.Get(m.params)
