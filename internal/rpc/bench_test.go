@@ -93,7 +93,9 @@ func noopTool() tools.Tool {
 	}
 	return tools.New(protocol.ToolDescriptor{Name: "noop", Description: "nothing", Mode: protocol.ModeRead,
 		Parameters: json.RawMessage(`{"type":"object","properties":{"path":{"type":"string"}},"required":["path"],"additionalProperties":false}`)},
-		func(context.Context, tools.Call, args) protocol.ToolResult { return tools.OK("done", map[string]any{"path": "f.txt"}) })
+		func(context.Context, tools.Call, args) protocol.ToolResult {
+			return tools.OK("done", map[string]any{"path": "f.txt"})
+		})
 }
 
 // roundTrip sends one request and reads one line back.
@@ -168,7 +170,9 @@ func BenchmarkReadFileSequential(b *testing.B) {
 
 // BenchmarkToolInvokeSequential: tool.invoke of a tool that does nothing,
 // one at a time: the per-call path alone.
-func BenchmarkToolInvokeSequential(b *testing.B) { sequential(b, protocol.MethodToolInvoke, noopParams) }
+func BenchmarkToolInvokeSequential(b *testing.B) {
+	sequential(b, protocol.MethodToolInvoke, noopParams)
+}
 
 // BenchmarkToolInvokePipelined: the same, 64 in flight.
 func BenchmarkToolInvokePipelined(b *testing.B) { pipelined(b, protocol.MethodToolInvoke, noopParams) }
