@@ -49,3 +49,11 @@ func TestToolResultAppendsWhatEncodingJSONWrites(t *testing.T) {
 		t.Errorf("AppendJSON = %s, %v; encoding/json writes %s", got, err, want)
 	}
 }
+
+func TestLifecycleReadyAppendsWhatEncodingJSONWrites(t *testing.T) {
+	p := LifecycleReadyParams{Version: "0.1.0-<dev>", ProtocolVersion: ProtocolVersion, PID: 4242, ListenInfo: ListenInfo{Transport: "stdio"}}
+	want, _ := json.Marshal(p)
+	if got, _ := p.AppendJSON(nil); string(got) != string(want) {
+		t.Errorf("AppendJSON = %s, encoding/json writes %s", got, want)
+	}
+}

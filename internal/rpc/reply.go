@@ -33,17 +33,8 @@ func appendResult(dst []byte, id json.RawMessage, result any) ([]byte, error) {
 	dst = append(dst, `{"jsonrpc":"2.0","id":`...)
 	dst = append(dst, id...)
 	dst = append(dst, `,"result":`...)
-	if a, ok := result.(protocol.JSONAppender); ok {
-		var err error
-		if dst, err = a.AppendJSON(dst); err != nil {
-			return dst, err
-		}
-	} else {
-		r, err := json.Marshal(result)
-		if err != nil {
-			return dst, err
-		}
-		dst = append(dst, r...)
+	if err := appendValue(&dst, result); err != nil {
+		return dst, err
 	}
 	return append(dst, '}'), nil
 }
@@ -66,11 +57,6 @@ func appendError(dst []byte, id json.RawMessage, err error) []byte {
 // appendRequest appends a request (id set) or a notification (id nil) of
 // the sidecar's: {"jsonrpc":"2.0"[,"id":ID],"method":M,"params":P}.
 func appendRequest(dst []byte, id json.RawMessage, method string, params any) ([]byte, error) {
-	p, err := json.Marshal(params)
-	if err != nil {
-		return dst, err
-	}
-	m, _ := json.Marshal(method)
 	dst = append(dst, `{"jsonrpc":"2.0",`...)
 	if id != nil {
 		dst = append(dst, `"id":`...)
@@ -78,8 +64,26 @@ func appendRequest(dst []byte, id json.RawMessage, method string, params any) ([
 		dst = append(dst, ',')
 	}
 	dst = append(dst, `"method":`...)
-	dst = append(dst, m...)
+	dst = protocol.AppendJSONString(dst, method)
 	dst = append(dst, `,"params":`...)
-	dst = append(dst, p...)
+	if err := appendValue(&dst, params); err != nil {
+		return dst, err
+	}
 	return append(dst, '}'), nil
+}
+
+// appendValue appends v's JSON: its own when it is a JSONAppender, else
+// encoding/json's.
+func appendValue(dst *[]byte, v any) error {
+	if a, ok := v.(protocol.JSONAppender); ok {
+		b, err := a.AppendJSON(*dst)
+		*dst = b
+		return err
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	*dst = append(*dst, b...)
+	return nil
 }

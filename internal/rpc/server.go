@@ -2,7 +2,6 @@ package rpc
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -199,8 +198,11 @@ func (s *Server) ShutdownNow(reason string) {
 func (s *Server) announceReady() {
 	h := s.Health(false)
 	if !s.opts.QuietReady && s.opts.Logs != nil {
-		b, _ := json.Marshal(h)
-		s.opts.Logs.Announce(append(append([]byte(ReadyMarker), b...), '\n'))
+		b, _ := h.AppendJSON([]byte(ReadyMarker)) // no reflection: its first use costs a start-up 0.3 ms
+		s.opts.Logs.Announce(append(b, '\n'))
+		// The sink's drainer is now runnable on this P: let it write the
+		// marker before start-up goes on (warm, the read loop, the probe).
+		runtime.Gosched()
 	}
 	ready := protocol.LifecycleReadyParams{
 		Version: s.opts.Version, ProtocolVersion: protocol.ProtocolVersion,
