@@ -47,7 +47,7 @@ type Config struct {
 	AskUserTimeoutMs int `env:"STEERABLE_ASK_USER_TIMEOUT_MS" envDefault:"0" range:"0..86400000" feature:"ask_user" help:"bound on waiting for the person's answer (0 = wait)"`
 
 	// run_code.
-	RunCode          bool `env:"STEERABLE_RUN_CODE" envDefault:"false" feature:"run_code" help:"register run_code (model-written Python calling the other tools)"`
+	RunCode          bool `env:"STEERABLE_RUN_CODE" envDefault:"false" feature:"run_code" help:"reserved for run_code (model-written Python calling the other tools); this build has no run_code yet, so 1 only adds a checks.run_code warning"`
 	RunCodeTimeoutMs int  `env:"STEERABLE_RUN_CODE_TIMEOUT_MS" envDefault:"60000" range:"1000..3600000" feature:"run_code" help:"wall-clock limit of one run_code program"`
 
 	// Plugins.
