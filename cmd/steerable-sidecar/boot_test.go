@@ -11,18 +11,27 @@ import (
 	"steerable.dev/sidecar/internal/tools"
 )
 
-// TestBuiltinSchemasCompile: built-in schemas are compiled lazily (not at
-// boot), so this is where a broken one is caught.
-func TestBuiltinSchemasCompile(t *testing.T) {
+// bootForTest boots the CLI posture's app on a fresh workspace with the
+// environment as the test set it (the sandbox off: its probe changes no
+// tool), tools built; it is closed when the test ends.
+func bootForTest(t *testing.T, strict bool) *app {
+	t.Helper()
 	t.Setenv("STEERABLE_SANDBOX", "none")
-	a, err := boot(commonFlags{cwd: t.TempDir(), logLevel: "error", logFormat: "json"}, true, io.Discard)
+	a, err := boot(commonFlags{cwd: t.TempDir(), logLevel: "error", logFormat: "json"}, strict, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer a.close()
+	t.Cleanup(a.close)
 	if err := a.buildTools(tools.NoHost{}); err != nil {
 		t.Fatal(err)
 	}
+	return a
+}
+
+// TestBuiltinSchemasCompile: built-in schemas are compiled lazily (not at
+// boot), so this is where a broken one is caught.
+func TestBuiltinSchemasCompile(t *testing.T) {
+	a := bootForTest(t, true)
 	descs := a.registry.Descriptors()
 	if len(descs) == 0 {
 		t.Fatal("no built-in tools registered")

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"os"
 	"regexp"
 	"strconv"
@@ -58,15 +57,7 @@ func TestREADMEExamplesMatchTheBinary(t *testing.T) {
 		t.Setenv(v.Name, "") // restored when the test ends
 		os.Unsetenv(v.Name)  // the defaults, whatever this shell has set
 	}
-	t.Setenv("STEERABLE_SANDBOX", "none") // no probe: it does not change the tool set
-	a, err := boot(commonFlags{cwd: t.TempDir(), logLevel: "error", logFormat: "json"}, false, io.Discard)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer a.close()
-	if err := a.buildTools(tools.NoHost{}); err != nil {
-		t.Fatal(err)
-	}
+	a := bootForTest(t, false)
 	ping := regexp.MustCompile(`← \{"jsonrpc":"2.0","id":1,"result":\{"status":"ok","loadedTools":(\d+)`).FindStringSubmatch(readme)
 	if ping == nil {
 		t.Fatal("README has no system.ping reply with loadedTools")
@@ -89,15 +80,7 @@ func TestREADMEExamplesMatchTheBinary(t *testing.T) {
 // STEERABLE_RUN_CODE registers run_code while this build has none.
 func TestHelpDescribesRunCodeAsBuilt(t *testing.T) {
 	t.Setenv("STEERABLE_RUN_CODE", "1")
-	t.Setenv("STEERABLE_SANDBOX", "none")
-	a, err := boot(commonFlags{cwd: t.TempDir(), logLevel: "error", logFormat: "json"}, false, io.Discard)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer a.close()
-	if err := a.buildTools(tools.NoHost{}); err != nil {
-		t.Fatal(err)
-	}
+	a := bootForTest(t, false)
 	_, registered := a.registry.Lookup("run_code")
 	for _, v := range config.Vars() {
 		if v.Name == "STEERABLE_RUN_CODE" && !registered && strings.HasPrefix(v.Help, "register") {

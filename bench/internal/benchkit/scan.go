@@ -8,7 +8,8 @@ import "bytes"
 // is not well formed or when fn returns false. Values are skipped by
 // matching brackets and quotes, not validated: the frames come from the
 // servers under test, and a frame a client cannot read fails the run
-// elsewhere.
+// elsewhere. It is deliberately not internal/rpc's scanner: the client
+// that measures the sidecar must not share the code it measures.
 func topMembers(line []byte, fn func(key string, value []byte) bool) bool {
 	i := skipSpace(line, 0)
 	if i >= len(line) || line[i] != '{' {
