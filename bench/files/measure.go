@@ -27,6 +27,23 @@ func sidecar(bin, dir string) (*benchkit.Proc, error) {
 	return benchkit.Start(cmd)
 }
 
+// textLineLen is the length of each line makeText writes.
+const textLineLen = len("00000000 the quick brown fox jumps over the lazy dog, again and again\n")
+
+// sidecarAfterRead starts the sidecar on dir and reads name in it, so the
+// session may edit it.
+func sidecarAfterRead(bin, dir, name string) *benchkit.Proc {
+	c, err := sidecar(bin, dir)
+	if err != nil {
+		fail(err)
+	}
+	if _, err := c.Invoke("read_file", map[string]any{"path": name}); err != nil {
+		c.Close()
+		fail(err)
+	}
+	return c
+}
+
 // makeText writes size bytes of uniquely numbered text lines to path.
 func makeText(path string, size int64) error {
 	f, err := os.Create(path)
@@ -99,14 +116,8 @@ func benchEdit(bin, dir string) row {
 		fail(err)
 	}
 	const marker = "00070000 the quick brown fox"
-	c, err := sidecar(bin, dir)
-	if err != nil {
-		fail(err)
-	}
+	c := sidecarAfterRead(bin, dir, "ten.txt")
 	defer c.Close()
-	if _, err := c.Invoke("read_file", map[string]any{"path": "ten.txt"}); err != nil {
-		fail(err)
-	}
 	var d []time.Duration
 	from, to := marker, strings.ToUpper(marker)
 	for range 21 {

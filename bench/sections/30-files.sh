@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
-# File tools (issue 3): read_file of a 1 GiB file against sha256sum (wall
-# time, sidecar peak RSS), edit_file on a 10 MiB file, and write_file +
-# read_file round trips against the reference MCP filesystem server
+# File tools (issues 3, 10, 12): read_file of a 1 GiB file against sha256sum
+# (wall time, sidecar peak RSS), edit_file on a 10 MiB file, edit_file and
+# apply_patch on 300,000 identical lines with a 3,000-line oldText (time, and
+# how fast a cancel is answered), and write_file + read_file round trips
+# against the reference MCP filesystem server
 # (@modelcontextprotocol/server-filesystem from npm, installed into
 # $BENCH_CACHE), both driven by the same client. The 1 GiB file lives in
 # $BENCH_CACHE and is deleted afterwards.
 set -euo pipefail
-echo "== files: read_file, edit_file, write/read round trips"
+echo "== files: read_file, edit_file, repeated lines and cancel, write/read round trips"
 npm_dir="$BENCH_CACHE/npm"
 server="$npm_dir/node_modules/@modelcontextprotocol/server-filesystem/dist/index.js"
 if [ ! -f "$server" ] && command -v npm >/dev/null; then

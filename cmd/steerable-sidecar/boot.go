@@ -42,6 +42,10 @@ type app struct {
 // that exercise the protocol; release builds never set it.
 var extraTools func(tools.Deps) []tools.Tool
 
+// filesFault is set only by the end-to-end test binary, to crash it at a
+// chosen step of a write (files.WithFault); release builds never set it.
+var filesFault func(step, name string) error
+
 // bootError is a failure that stops the process with exit 2.
 type bootError struct{ msg string }
 
@@ -122,16 +126,18 @@ func boot(flags commonFlags, strict bool, stderr io.Writer) (_ *app, err error) 
 
 // degrade applies the serve posture: every problem is logged, a bad web
 // variable leaves the web pair out (checks.web = error), and any other bad
-// variable falls back to its default (checks.config = warn).
+// variable falls back to its default (checks.config = warn). Each log line
+// says which of the two happened.
 func (a *app) degrade(problems []config.Problem) {
 	a.checks["config"] = protocol.Check{Status: protocol.CheckOK, Message: "configuration valid"}
 	var other, web []string
 	for _, p := range problems {
-		a.log.Error().Str("var", p.Var).Str("value", p.Value).Str("allowed", p.Allowed).
-			Msg("invalid configuration value; using the default")
+		ev := a.log.Error().Str("var", p.Var).Str("value", p.Value).Str("allowed", p.Allowed)
 		if p.Feature == "web" {
+			ev.Msg("invalid configuration value; web_fetch and web_search are not registered")
 			web = append(web, p.Error())
 		} else {
+			ev.Str("default", p.Default).Msg("invalid configuration value; using the default")
 			other = append(other, p.Error()+" (default used)")
 		}
 	}
@@ -197,7 +203,8 @@ func (a *app) buildTools(host tools.Host) error {
 	deps := tools.Deps{Workspace: a.cfg.Workspace, Host: host, Log: a.log, Registry: a.registry,
 		Sandbox:          a.sandbox,
 		BashMaxTimeoutMs: a.cfg.BashMaxTimeoutMs, BashMaxOutputBytes: a.cfg.BashMaxOutputBytes,
-		Files: a.files, ReadState: a.readState, RequireReadBeforeWrite: a.cfg.RequireReadBeforeWrite, FileMaxBytes: a.cfg.FileMaxBytes}
+		Files: a.files, ReadState: a.readState, RequireReadBeforeWrite: a.cfg.RequireReadBeforeWrite, FileMaxBytes: a.cfg.FileMaxBytes,
+		SearchIgnore: a.cfg.SearchIgnore}
 	a.wireAskUser(&deps)
 	if err := a.buildWeb(&deps, host); err != nil {
 		return err
@@ -256,9 +263,17 @@ func (a *app) healthChecks(settle bool) map[string]protocol.Check {
 }
 
 // openFiles opens the workspace for the file tools and the session's read
-// state.
+// state, and rolls back what a crash left of an apply_patch.
 func (a *app) openFiles() error {
-	ws, err := files.Open(a.cfg.Workspace, a.cfg.WorkspaceConfine)
+	opts := []files.Option{}
+	journal, journalMsg := journalRoot(a.cfg.StateDir, a.cfg.Workspace)
+	if journal != "" {
+		opts = append(opts, files.WithJournal(journal))
+	}
+	if filesFault != nil {
+		opts = append(opts, files.WithFault(filesFault))
+	}
+	ws, err := files.Open(a.cfg.Workspace, a.cfg.WorkspaceConfine, opts...)
 	if err != nil {
 		return &bootError{err.Error()}
 	}
@@ -270,7 +285,13 @@ func (a *app) openFiles() error {
 	if !a.cfg.RequireReadBeforeWrite {
 		msg += "; read-before-write gate off (STEERABLE_REQUIRE_READ_BEFORE_WRITE=0)"
 	}
-	a.checks["files"] = protocol.Check{Status: protocol.CheckOK, Message: msg}
+	status := protocol.CheckOK
+	if journal == "" {
+		status = protocol.CheckWarn
+		a.log.Warn().Msg(journalMsg)
+	}
+	a.checks["files"] = protocol.Check{Status: status, Message: msg + "; " + journalMsg}
+	a.recoverPatches()
 	return nil
 }
 

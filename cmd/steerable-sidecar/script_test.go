@@ -14,6 +14,7 @@ func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
 		"steerable-sidecar": func() {
 			extraTools = scriptTestTools
+			filesFault = scriptFilesFault(os.Getenv("SIDECAR_TEST_KILL_AT"))
 			os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 		},
 	})

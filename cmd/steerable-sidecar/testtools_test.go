@@ -3,6 +3,9 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"os"
+	"strconv"
+	"syscall"
 	"time"
 
 	"steerable.dev/sidecar/internal/tools"
@@ -41,5 +44,24 @@ func scriptTestTools(d tools.Deps) []tools.Tool {
 			}),
 		tools.New(protocol.ToolDescriptor{Name: "test_panic", Description: "panic", Mode: protocol.ModeRead, Parameters: obj, Exposure: protocol.ExposureHidden},
 			func(context.Context, tools.Call, struct{}) protocol.ToolResult { panic("test panic") }),
+	}
+}
+
+// scriptFilesFault is the crash hook of the file-tool scripts: with
+// SIDECAR_TEST_KILL_AT=rename:N the sidecar SIGKILLs itself just before the
+// N-th rename or removal of a write, as a crash between two renames would
+// stop it. Unset, it is nil.
+func scriptFilesFault(at string) func(step, name string) error {
+	if at == "" {
+		return nil
+	}
+	n := 0
+	return func(step, _ string) error {
+		if step == "rename" || step == "remove" {
+			if n++; at == "rename:"+strconv.Itoa(n) {
+				syscall.Kill(os.Getpid(), syscall.SIGKILL)
+			}
+		}
+		return nil
 	}
 }

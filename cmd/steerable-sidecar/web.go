@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"os/exec"
 	"strings"
 	"time"
 
@@ -57,6 +58,7 @@ func (a *app) buildWeb(deps *tools.Deps, host tools.Host) error {
 		return nil
 	}
 	deps.WebFetcher, deps.WebSearcher = fetcher, searcher
+	deps.Downloader = downloader(exec.LookPath)
 	a.webFetcher = fetcher
 	a.checks["web"] = webCheck(cfg, fetcher, searchNote)
 	return nil
@@ -88,17 +90,36 @@ func newWebTools(cfg web.Config, host tools.Host, a *app) (*web.Fetcher, *web.Se
 // webCheck is checks.web of a registered pair: error when every call will
 // fail (confined without a proxy), warn when the proxy will refuse most
 // fetches (confined with an empty allow-list), else ok with the posture.
+// The allow-list is the canonical one the policy enforces (an entry list of
+// blanks is empty).
 func webCheck(cfg web.Config, f *web.Fetcher, searchNote string) protocol.Check {
 	if err := f.EgressProblem(); err != nil {
 		return protocol.Check{Status: protocol.CheckError, Message: "web tools will fail every call: " + err.Error()}
 	}
 	msg := fmt.Sprintf("web_fetch registered; %s; %s", searchNote, f.Posture())
-	if len(cfg.AllowedDomains) > 0 {
-		msg += "; allowed domains: " + strings.Join(cfg.AllowedDomains, ", ")
+	allowed := f.Policy().Allowed
+	if len(allowed) > 0 {
+		msg += "; allowed domains: " + strings.Join(allowed, ", ")
 	}
-	if cfg.EgressConfined && len(cfg.AllowedDomains) == 0 {
+	if cfg.EgressConfined && len(allowed) == 0 {
 		return protocol.Check{Status: protocol.CheckWarn, Message: msg +
 			"; STEERABLE_WEB_ALLOWED_DOMAINS is empty, and the egress proxy cannot admit 'any public host', so fetches will be refused at the proxy"}
 	}
 	return protocol.Check{Status: protocol.CheckOK, Message: msg}
+}
+
+// downloaders are the command-line tools web_fetch's refusal of a binary
+// body may point bash at, in order of preference.
+var downloaders = []string{"curl", "wget", "python3"}
+
+// downloader is the first of downloaders on PATH, or "" (the slim Docker
+// image, for one, has python3 but neither curl nor wget). bash's children
+// get this PATH and see the same file system, read-only.
+func downloader(lookPath func(string) (string, error)) string {
+	for _, name := range downloaders {
+		if _, err := lookPath(name); err == nil {
+			return name
+		}
+	}
+	return ""
 }

@@ -18,6 +18,11 @@
 // allowed range.
 package config
 
+import (
+	"strings"
+	"unicode"
+)
+
 // Config is every setting of one sidecar process.
 type Config struct {
 	// Core protocol and lifecycle.
@@ -31,6 +36,11 @@ type Config struct {
 	// File tools.
 	RequireReadBeforeWrite bool  `env:"STEERABLE_REQUIRE_READ_BEFORE_WRITE" envDefault:"true" feature:"files" help:"hard gate: refuse to overwrite an existing file this session never read (0 opts out)"`
 	FileMaxBytes           int64 `env:"STEERABLE_FILE_MAX_BYTES" envDefault:"67108864" range:"1024..1073741824" feature:"files" help:"largest file write_file writes and edit_file/apply_patch load and rewrite (read_file streams files of any size)"`
+	// StateDir is derived when unset (state.go).
+	StateDir string `env:"STEERABLE_STATE_DIR" feature:"files" help:"absolute directory for state that outlives a crash: the rollback journal of multi-file apply_patch (default: $XDG_STATE_HOME/steerable-sidecar, else $HOME/.local/state/steerable-sidecar)"`
+
+	// grep and glob.
+	SearchIgnore []string `env:"STEERABLE_SEARCH_IGNORE" envSeparator:"," envDefault:".git/,node_modules/,__pycache__/,.venv/,venv/,dist/,build/,target/" feature:"files" help:"gitignore patterns grep and glob skip beyond the workspace's own ignore files, ranked below them (- skips nothing more)"`
 
 	// Sandbox and shell.
 	Sandbox            string `env:"STEERABLE_SANDBOX" envDefault:"auto" oneof:"auto|bwrap|landlock|seatbelt|none" feature:"sandbox" help:"layer-2 sandbox backend for bash and run_code; auto probes at boot"`
@@ -39,6 +49,16 @@ type Config struct {
 	SidecarConfined    bool   `env:"STEERABLE_SIDECAR_CONFINED" envDefault:"false" feature:"sandbox" help:"the host already runs the sidecar under an OS sandbox (layer 1); run_code inherits it"`
 	BashMaxTimeoutMs   int    `env:"STEERABLE_BASH_MAX_TIMEOUT_MS" envDefault:"600000" range:"1000..86400000" feature:"sandbox" help:"ceiling for bash timeout_ms (the default per call is 120000)"`
 	BashMaxOutputBytes int    `env:"STEERABLE_BASH_MAX_OUTPUT_BYTES" envDefault:"1048576" range:"4096..268435456" feature:"sandbox" help:"bytes kept per output stream of bash (head and tail; the middle is elided)"`
+
+	// Sandbox policy: deny-read, sockets, environment, per-call limits.
+	SandboxUnixSockets bool     `env:"STEERABLE_SANDBOX_UNIX_SOCKETS" envDefault:"false" feature:"sandbox" help:"with the network off, still let sandboxed commands create UNIX sockets (a local agent socket)"`
+	SandboxDenyRead    string   `env:"STEERABLE_SANDBOX_DENY_READ" feature:"sandbox" help:"colon-separated paths (absolute or ~/...) sandboxed commands cannot read, besides the default credential stores"`
+	SandboxAllowRead   string   `env:"STEERABLE_SANDBOX_ALLOW_READ" feature:"sandbox" help:"colon-separated entries of the default deny list to lift, as listed in the README (e.g. ~/.npmrc)"`
+	SandboxEnv         string   `env:"STEERABLE_SANDBOX_ENV" envDefault:"inherit" oneof:"inherit|core" feature:"sandbox" help:"inherit: the sidecar's environment minus credentials; core: only PATH, HOME, USER, LANG, LC_*, TERM, TMPDIR, SHELL"`
+	SandboxEnvPass     []string `env:"STEERABLE_SANDBOX_ENV_PASS" envSeparator:"," feature:"sandbox" help:"comma-separated variable names every sandboxed command gets, whatever STEERABLE_SANDBOX_ENV and the scrubbing say"`
+	SandboxMaxProcs    int      `env:"STEERABLE_SANDBOX_MAX_PROCS" envDefault:"512" range:"0..1048576" feature:"sandbox" help:"processes (and threads) one sandboxed call may run at once (0 = no limit)"`
+	SandboxMaxMemoryMB int      `env:"STEERABLE_SANDBOX_MAX_MEMORY_MB" envDefault:"4096" range:"0..1048576" feature:"sandbox" help:"memory one sandboxed call may use, in MiB (0 = no limit)"`
+	BwrapPath          string   `env:"STEERABLE_BWRAP_PATH" feature:"sandbox" help:"bubblewrap binary (absolute path); default: the first of /usr/bin, /bin, /usr/local/bin that has it, never PATH"`
 
 	// Web tools (tools-spec "Bounds").
 	Web Web
@@ -69,7 +89,7 @@ type Web struct {
 	BlockedDomains    []string `env:"STEERABLE_WEB_BLOCKED_DOMAINS" envSeparator:"," feature:"web" help:"comma-separated hosts (and their subdomains) refused; blocked wins over allowed"`
 	SearchProvider    string   `env:"STEERABLE_WEB_SEARCH_PROVIDER" oneof:"|tavily|ddg|host" feature:"web" help:"web_search backend; empty = tavily when a key is set, else web_search is not registered"`
 	SearchAPIKey      string   `env:"STEERABLE_WEB_SEARCH_API_KEY" secret:"true" feature:"web" help:"Tavily key for web_search (never the chat key)"`
-	TavilyAPIKey      string   `env:"TAVILY_API_KEY" secret:"true" feature:"web" help:"fallback Tavily key when STEERABLE_WEB_SEARCH_API_KEY is empty"`
+	TavilyAPIKey      string   `env:"TAVILY_API_KEY" secret:"true" feature:"web" help:"fallback Tavily key when STEERABLE_WEB_SEARCH_API_KEY is empty or blank"`
 	SearchBaseURL     string   `env:"STEERABLE_WEB_SEARCH_BASE_URL" envDefault:"https://api.tavily.com" feature:"web" help:"Tavily API base URL (POST {base}/search)"`
 	EgressConfined    bool     `env:"STEERABLE_EGRESS_CONFINED" envDefault:"false" feature:"web" help:"the host confines outbound traffic to an egress proxy; HTTPS_PROXY or HTTP_PROXY must then be set"`
 	HTTPSProxy        string   `env:"HTTPS_PROXY" feature:"web" help:"proxy for https requests of the web tools (https_proxy also read)"`
@@ -82,10 +102,22 @@ type Web struct {
 }
 
 // SearchKey is the Tavily key in effect: STEERABLE_WEB_SEARCH_API_KEY, else
-// TAVILY_API_KEY.
+// TAVILY_API_KEY. Surrounding blanks are dropped (a key pasted with a
+// trailing space, or a .env file's CR), so a blank key is no key: it falls
+// through to the next variable and, alone, leaves web_search unregistered
+// instead of sending Tavily an empty key.
 func (w Web) SearchKey() string {
-	if w.SearchAPIKey != "" {
-		return w.SearchAPIKey
+	if k := trimBlank(w.SearchAPIKey); k != "" {
+		return k
 	}
-	return w.TavilyAPIKey
+	return trimBlank(w.TavilyAPIKey)
+}
+
+// trimBlank drops leading and trailing white space (Unicode White_Space:
+// tabs, CR, NBSP, ideographic space) and invisible format or control
+// characters (U+200B, U+FEFF), none of which can belong to a key.
+func trimBlank(s string) string {
+	return strings.TrimFunc(s, func(r rune) bool {
+		return unicode.IsSpace(r) || unicode.In(r, unicode.Cf, unicode.Cc)
+	})
 }

@@ -15,7 +15,9 @@ func TestDefaults(t *testing.T) {
 	want := Config{
 		WorkspaceConfine: true, MaxFrameBytes: 16 << 20, MaxInflight: 64, ShutdownGraceMs: 5000,
 		Approvals: "off", RequireReadBeforeWrite: true, FileMaxBytes: 64 << 20, Sandbox: "auto",
+		SearchIgnore:     []string{".git/", "node_modules/", "__pycache__/", ".venv/", "venv/", "dist/", "build/", "target/"},
 		BashMaxTimeoutMs: 600000, BashMaxOutputBytes: 1 << 20, RunCodeTimeoutMs: 60000,
+		SandboxEnv: "inherit", SandboxMaxProcs: 512, SandboxMaxMemoryMB: 4096,
 		Web: Web{
 			FetchTimeoutMs: 30000, FetchMaxBytes: 1000000, FetchMaxRedirects: 5,
 			SearchTimeoutMs: 30000, SearchMaxResults: 8, SessionSearchCap: 200,
@@ -24,6 +26,25 @@ func TestDefaults(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, cfg); diff != "" {
 		t.Errorf("defaults (-want +got):\n%s", diff)
+	}
+}
+
+// TestSearchIgnore: STEERABLE_SEARCH_IGNORE replaces the default set, an
+// empty value keeps it, and "-" is passed on (the engine reads it as an
+// empty set).
+func TestSearchIgnore(t *testing.T) {
+	for value, want := range map[string][]string{
+		"vendor/,*.min.js": {"vendor/", "*.min.js"},
+		"":                 {".git/", "node_modules/", "__pycache__/", ".venv/", "venv/", "dist/", "build/", "target/"},
+		"-":                {"-"},
+	} {
+		cfg, problems := Load(map[string]string{"STEERABLE_SEARCH_IGNORE": value})
+		if len(problems) != 0 {
+			t.Fatal(problems)
+		}
+		if diff := cmp.Diff(want, cfg.SearchIgnore); diff != "" {
+			t.Errorf("%q (-want +got):\n%s", value, diff)
+		}
 	}
 }
 
@@ -41,6 +62,8 @@ func TestProblemsNameVariableValueAndRange(t *testing.T) {
 		{"negative cap", map[string]string{"STEERABLE_WEB_SESSION_FETCH_CAP": "-1"}, "STEERABLE_WEB_SESSION_FETCH_CAP", "0..1000000", "web"},
 		{"redirects ceiling", map[string]string{"STEERABLE_WEB_FETCH_MAX_REDIRECTS": "21"}, "STEERABLE_WEB_FETCH_MAX_REDIRECTS", "0..20", "web"},
 		{"unknown provider", map[string]string{"STEERABLE_WEB_SEARCH_PROVIDER": "bing"}, "STEERABLE_WEB_SEARCH_PROVIDER", `one of "", "tavily", "ddg", "host"`, "web"},
+		{"sandbox env", map[string]string{"STEERABLE_SANDBOX_ENV": "all"}, "STEERABLE_SANDBOX_ENV", `"inherit", "core"`, "sandbox"},
+		{"memory ceiling", map[string]string{"STEERABLE_SANDBOX_MAX_MEMORY_MB": "-1"}, "STEERABLE_SANDBOX_MAX_MEMORY_MB", "0..1048576", "sandbox"},
 		{"unknown sandbox", map[string]string{"STEERABLE_SANDBOX": "docker"}, "STEERABLE_SANDBOX", `"auto", "bwrap", "landlock", "seatbelt", "none"`, "sandbox"},
 		{"bad bool", map[string]string{"STEERABLE_REQUIRE_READ_BEFORE_WRITE": "maybe"}, "STEERABLE_REQUIRE_READ_BEFORE_WRITE", "1/0 or true/false", "files"},
 		{"approvals", map[string]string{"STEERABLE_APPROVALS": "ask"}, "STEERABLE_APPROVALS", `"off", "host"`, "core"},
@@ -118,5 +141,35 @@ func TestVarsTableListsEveryVariable(t *testing.T) {
 	}
 	if len(seen) < 30 {
 		t.Errorf("only %d variables", len(seen))
+	}
+}
+
+// TestSearchKeyBlankIsNoKey: a key of blanks is no key (issue 10): it falls
+// through to TAVILY_API_KEY, and alone it leaves web_search unregistered
+// instead of registering Tavily with an empty key.
+func TestSearchKeyBlankIsNoKey(t *testing.T) {
+	tests := []struct {
+		name, primary, fallback, want string
+	}{
+		{"unset", "", "", ""},
+		{"spaces", "   ", "", ""},
+		{"tabs and newlines", "\t\n\r ", "", ""},
+		{"unicode spaces", "\u00a0\u3000\u2003", "", ""},
+		{"invisible format characters", "\u200b\ufeff", "", ""},
+		{"blank primary falls back", "   ", "tvly-fallback", "tvly-fallback"},
+		{"blank fallback", "", " \t", ""},
+		{"primary wins", "tvly-1", "tvly-2", "tvly-1"},
+		{"surrounding blanks trimmed", " tvly-1\r\n", "", "tvly-1"},
+		{"fallback trimmed", "", "\ttvly-2 ", "tvly-2"},
+		{"inner space kept", "tvly a", "", "tvly a"},
+	}
+	for _, tt := range tests {
+		cfg, problems := Load(map[string]string{"STEERABLE_WEB_SEARCH_API_KEY": tt.primary, "TAVILY_API_KEY": tt.fallback})
+		if len(problems) != 0 {
+			t.Fatalf("%s: problems %v", tt.name, problems)
+		}
+		if got := cfg.Web.SearchKey(); got != tt.want {
+			t.Errorf("%s: SearchKey() = %q, want %q", tt.name, got, tt.want)
+		}
 	}
 }

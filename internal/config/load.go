@@ -18,6 +18,7 @@ type Problem struct {
 	Value   string
 	Allowed string
 	Feature string
+	Default string // what Load used instead ("" = unset)
 }
 
 func (p Problem) Error() string {
@@ -52,7 +53,7 @@ func Load(environ map[string]string) (Config, []Problem) {
 
 	var problems []Problem
 	reject := func(v Var) {
-		problems = append(problems, Problem{Var: v.Name, Value: e[v.Name], Allowed: v.Allowed(), Feature: v.Feature})
+		problems = append(problems, Problem{Var: v.Name, Value: e[v.Name], Allowed: v.Allowed(), Feature: v.Feature, Default: v.Default})
 		delete(e, v.Name)
 	}
 	var cfg Config
@@ -81,6 +82,7 @@ func Load(environ map[string]string) (Config, []Problem) {
 			reject(byField[pe.Name])
 		}
 	}
+	cfg.StateDir = stateDir(cfg.StateDir, e)
 	return cfg, problems
 }
 

@@ -22,7 +22,7 @@ const KeptModeBits = fs.ModePerm | fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky
 // existing file keeps its mode and, where the process may, its owner; a new
 // file gets DefaultMode and its missing parent directories. created reports
 // that no file was there.
-func (w *Workspace) WriteFile(abs string, data []byte) (created bool, err error) {
+func (w *Workspace) WriteFile(abs, data string) (created bool, err error) {
 	if err := w.step("stage", w.name(abs)); err != nil {
 		return false, err
 	}
@@ -53,7 +53,7 @@ type staged struct {
 // stage writes data to a fsynced temporary file beside abs with the mode
 // the result must have: mode if non-zero, else the existing file's, else
 // DefaultMode.
-func (w *Workspace) stage(abs string, data []byte, mode fs.FileMode) (*staged, error) {
+func (w *Workspace) stage(abs, data string, mode fs.FileMode) (*staged, error) {
 	st := &staged{name: w.name(abs)}
 	uid, gid := -1, -1
 	fi, err := w.root.Lstat(st.name)
@@ -88,7 +88,7 @@ func (w *Workspace) stage(abs string, data []byte, mode fs.FileMode) (*staged, e
 
 // writeTemp creates st.tmp exclusively and fills it. The mode is set on the
 // descriptor, so the umask does not change it.
-func (w *Workspace) writeTemp(st *staged, data []byte, mode fs.FileMode, uid, gid int) error {
+func (w *Workspace) writeTemp(st *staged, data string, mode fs.FileMode, uid, gid int) error {
 	dir, base := filepath.Split(st.name)
 	var f *os.File
 	var err error
@@ -103,7 +103,7 @@ func (w *Workspace) writeTemp(st *staged, data []byte, mode fs.FileMode, uid, gi
 		st.tmp = ""
 		return err
 	}
-	_, err = f.Write(data)
+	_, err = f.WriteString(data) // no copy of data
 	if err == nil {
 		err = f.Chmod(mode)
 	}

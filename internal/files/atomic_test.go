@@ -39,9 +39,9 @@ func newWorkspace(t *testing.T) (*Workspace, string) {
 }
 
 // openWorkspace opens dir, closing it when the test ends.
-func openWorkspace(t testing.TB, dir string, confine bool) *Workspace {
+func openWorkspace(t testing.TB, dir string, confine bool, opts ...Option) *Workspace {
 	t.Helper()
-	w, err := Open(dir, confine)
+	w, err := Open(dir, confine, opts...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,7 +54,7 @@ func TestWriteFileKeepsModeAndCreatesParents(t *testing.T) {
 	exec := dir + "/run.sh"
 	os.WriteFile(exec, []byte("old"), 0o755)
 	os.Chmod(exec, 0o751|fs.ModeSetuid) // setuid survives too
-	created, err := w.WriteFile(exec, []byte("#!/bin/sh\n"))
+	created, err := w.WriteFile(exec, "#!/bin/sh\n")
 	if err != nil || created {
 		t.Fatalf("WriteFile = %v, %v", created, err)
 	}
@@ -62,7 +62,7 @@ func TestWriteFileKeepsModeAndCreatesParents(t *testing.T) {
 	if fi.Mode()&KeptModeBits != 0o751|fs.ModeSetuid {
 		t.Errorf("mode = %v, want -rwxr-x--x with setuid", fi.Mode())
 	}
-	created, err = w.WriteFile(dir+"/a/b/c.txt", []byte("new\n"))
+	created, err = w.WriteFile(dir+"/a/b/c.txt", "new\n")
 	if err != nil || !created {
 		t.Fatalf("WriteFile new = %v, %v", created, err)
 	}
@@ -83,7 +83,7 @@ func TestWriteFileThroughSymlinkKeepsTheLink(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := w.WriteFile(abs, []byte("new")); err != nil {
+	if _, err := w.WriteFile(abs, "new"); err != nil {
 		t.Fatal(err)
 	}
 	if fi, _ := os.Lstat(dir + "/link.txt"); fi.Mode()&fs.ModeSymlink == 0 {
@@ -105,10 +105,10 @@ func TestWriteFileFailureLeavesNothingBehind(t *testing.T) {
 				}
 				return nil
 			}
-			if _, err := w.WriteFile(dir+"/keep.txt", []byte("new")); err == nil {
+			if _, err := w.WriteFile(dir+"/keep.txt", "new"); err == nil {
 				t.Fatal("no error")
 			}
-			if _, err := w.WriteFile(dir+"/x/y/new.txt", []byte("new")); err == nil {
+			if _, err := w.WriteFile(dir+"/x/y/new.txt", "new"); err == nil {
 				t.Fatal("no error")
 			}
 			if b, _ := os.ReadFile(dir + "/keep.txt"); string(b) != "old" {
@@ -124,10 +124,10 @@ func TestWriteFileFailureLeavesNothingBehind(t *testing.T) {
 func TestWriteFileRefusesNonRegular(t *testing.T) {
 	w, dir := newWorkspace(t)
 	os.Mkdir(dir+"/d", 0o755)
-	if _, err := w.WriteFile(dir+"/d", []byte("x")); !errors.Is(err, ErrNotRegular) || !strings.Contains(err.Error(), "is a directory") {
+	if _, err := w.WriteFile(dir+"/d", "x"); !errors.Is(err, ErrNotRegular) || !strings.Contains(err.Error(), "is a directory") {
 		t.Errorf("err = %v", err)
 	}
-	if _, err := w.WriteFile(dir+"/d/../x\x00", []byte("x")); err == nil {
+	if _, err := w.WriteFile(dir+"/d/../x\x00", "x"); err == nil {
 		t.Error("NUL name accepted")
 	}
 }

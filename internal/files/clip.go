@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"math/bits"
 	"strconv"
+	"sync"
 	"unicode/utf8"
 )
 
@@ -32,6 +33,22 @@ type clipper struct {
 
 const restCap = 1 << 20 // well above ClipTail*utf8.UTFMax
 
+// restBufs pools the clippers' rest buffers: add never lets rest outgrow
+// restCap, so one buffer of that capacity serves a whole stream.
+var restBufs = sync.Pool{New: func() any {
+	b := make([]byte, 0, restCap)
+	return &b
+}}
+
+// release gives the rest buffer back; result's strings do not share it.
+func (c *clipper) release() {
+	if c.rest != nil {
+		b := c.rest[:0]
+		c.rest = nil
+		restBufs.Put(&b)
+	}
+}
+
 func (c *clipper) add(p []byte) {
 	if !c.headDone {
 		i := 0
@@ -49,6 +66,9 @@ func (c *clipper) add(p []byte) {
 		p = p[i:]
 	}
 	c.total += countChars(p)
+	if c.rest == nil && len(p) > 0 {
+		c.rest = *restBufs.Get().(*[]byte)
+	}
 	if len(c.rest)+len(p) > restCap {
 		c.rest = c.rest[:copy(c.rest, lastChars(c.rest, ClipTail))]
 		if len(p) > restCap/2 {
@@ -69,9 +89,26 @@ func (c *clipper) result() (string, int) {
 	return string(c.head) + ClipMarker(dropped) + string(lastChars(c.rest, ClipTail)), dropped
 }
 
+// clipString clips a text in memory as the clipper clips a stream: the
+// text itself when it fits, else its first ClipHead and last ClipTail
+// characters around the marker.
+func clipString(s string) (string, int) {
+	total := utf8.RuneCountInString(s)
+	if total <= ClipHead+ClipTail {
+		return s, 0
+	}
+	head := 0
+	for range ClipHead {
+		_, size := utf8.DecodeRuneInString(s[head:])
+		head += size
+	}
+	dropped := total - ClipHead - ClipTail
+	return s[:head] + ClipMarker(dropped) + lastChars(s, ClipTail), dropped
+}
+
 // lastChars is the suffix of p holding its last n characters (all of p if
 // it has fewer).
-func lastChars(p []byte, n int) []byte {
+func lastChars[T ~string | ~[]byte](p T, n int) T {
 	seen := 0
 	for i := len(p) - 1; i >= 0; i-- {
 		if utf8.RuneStart(p[i]) {

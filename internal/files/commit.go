@@ -13,70 +13,103 @@ import (
 type Change struct {
 	Path   string      // resolved absolute path
 	Delete bool        // remove the file (it must exist)
-	Data   []byte      // the new content, unless Delete
+	Data   string      // the new content, unless Delete
 	Mode   fs.FileMode // mode of the result; 0 keeps the existing file's, else DefaultMode
 	// Prev is the current content of a file being replaced, as the caller
 	// checked it; a rollback writes it back.
-	Prev []byte
+	Prev string
 	// Exists says whether the caller found the file. A file that appeared
 	// since, or vanished, fails the commit.
 	Exists bool
 }
 
 // Commit applies every change or none (apply_patch). Each new content is
-// first staged in a fsynced temporary file; then the renames and removals
+// first staged in a fsynced temporary file; then, with a journal, the
+// rollback journal is written (journal.go); then the renames and removals
 // run in order, and a failure rolls back the ones already done: replaced
 // files get Prev back, created files are removed, deleted files are
-// renamed back from their backup. The caller holds the paths' locks.
+// renamed back from their backup. A crash during the renames is rolled
+// back by the next Recover. The caller holds the paths' locks.
 func (w *Workspace) Commit(changes []Change) error {
-	staged := make([]*staged, len(changes))
-	abortAll := func() {
-		for _, st := range staged {
-			if st != nil {
-				st.abort(w)
-			}
+	sts, err := w.stageAll(changes)
+	if err != nil {
+		return err
+	}
+	abortAll := func() { abortStaged(w, sts) }
+	backups := make([]string, len(changes)) // root names deleted files are moved to
+	for i, c := range changes {
+		if c.Delete {
+			dir, base := filepath.Split(w.name(c.Path))
+			backups[i] = filepath.Join(dir, "."+base+"."+strconv.FormatUint(rand.Uint64(), 36)+".del")
 		}
+	}
+	tx, err := w.beginJournal(changes, sts, backups)
+	if err != nil {
+		abortAll()
+		return err
+	}
+	var done []undo
+	for i, c := range changes {
+		u, err := w.apply(c, sts[i], backups[i])
+		if err != nil {
+			abortAll()
+			if rerr := w.rollback(done); rerr != nil {
+				// The journal stays: the next start tries the rollback again.
+				return fmt.Errorf("%w; rolling back failed too: %v", err, rerr)
+			}
+			tx.end()
+			return err
+		}
+		sts[i] = nil // applied: its temporary file is gone
+		done = append(done, u)
+	}
+	_ = w.step("commit", "") // tests only: a crash after the last rename
+	tx.finish(func() {
+		_ = w.step("cleanup", "") // tests only: a crash after the commit was marked done
+		for _, u := range done {
+			if u.backup != "" {
+				_ = w.root.Remove(u.backup)
+			}
+			w.syncDir(filepath.Dir(w.name(u.change.Path)))
+		}
+	})
+	return nil
+}
+
+// stageAll stages the new content of every change that is not a delete,
+// and checks that each file still exists or not as the caller found it.
+func (w *Workspace) stageAll(changes []Change) ([]*staged, error) {
+	sts := make([]*staged, len(changes))
+	fail := func(err error) ([]*staged, error) {
+		abortStaged(w, sts)
+		return nil, err
 	}
 	for i, c := range changes {
 		if c.Delete {
 			continue
 		}
 		if err := w.step("stage", w.name(c.Path)); err != nil {
-			abortAll()
-			return err
+			return fail(err)
 		}
 		st, err := w.stage(c.Path, c.Data, c.Mode)
 		if err != nil {
-			abortAll()
-			return err
+			return fail(err)
 		}
+		sts[i] = st
 		if st.created == c.Exists {
-			staged[i] = st
-			abortAll()
-			return fmt.Errorf("%s changed on disk during the patch (it %s); read it again", c.Path, appearedOrVanished(c.Exists))
+			return fail(fmt.Errorf("%s changed on disk during the patch (it %s); read it again", c.Path, appearedOrVanished(c.Exists)))
 		}
-		staged[i] = st
 	}
-	var done []undo
-	for i, c := range changes {
-		u, err := w.apply(c, staged[i])
-		if err != nil {
-			abortAll()
-			if rerr := w.rollback(done); rerr != nil {
-				return fmt.Errorf("%w; rolling back failed too: %v", err, rerr)
-			}
-			return err
+	return sts, nil
+}
+
+// abortStaged removes what staging left of each change not yet applied.
+func abortStaged(w *Workspace, sts []*staged) {
+	for _, st := range sts {
+		if st != nil {
+			st.abort(w)
 		}
-		staged[i] = nil // applied: its temporary file is gone
-		done = append(done, u)
 	}
-	for _, u := range done {
-		if u.backup != "" {
-			_ = w.root.Remove(u.backup)
-		}
-		w.syncDir(filepath.Dir(w.name(u.change.Path)))
-	}
-	return nil
 }
 
 func appearedOrVanished(existed bool) string {
@@ -94,12 +127,10 @@ type undo struct {
 }
 
 // apply renames a staged file over its target, or moves a deleted file to
-// a backup name beside it.
-func (w *Workspace) apply(c Change, st *staged) (undo, error) {
+// its backup name beside it.
+func (w *Workspace) apply(c Change, st *staged, backup string) (undo, error) {
 	name := w.name(c.Path)
 	if c.Delete {
-		dir, base := filepath.Split(name)
-		backup := filepath.Join(dir, "."+base+"."+strconv.FormatUint(rand.Uint64(), 36)+".del")
 		if err := w.step("remove", name); err != nil {
 			return undo{}, err
 		}

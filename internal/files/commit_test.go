@@ -17,10 +17,10 @@ func patchTree(t *testing.T) (*Workspace, string, []Change) {
 	os.WriteFile(dir+"/c.txt", []byte("c"), 0o644)
 	os.WriteFile(dir+"/d.txt", []byte("d"), 0o755)
 	return w, dir, []Change{
-		{Path: dir + "/a.txt", Data: []byte("a new"), Prev: []byte("a old"), Exists: true},
-		{Path: dir + "/new/b.txt", Data: []byte("b")},
+		{Path: dir + "/a.txt", Data: "a new", Prev: "a old", Exists: true},
+		{Path: dir + "/new/b.txt", Data: "b"},
 		{Path: dir + "/c.txt", Delete: true, Exists: true},
-		{Path: dir + "/moved/d.txt", Data: []byte("d"), Mode: 0o755},
+		{Path: dir + "/moved/d.txt", Data: "d", Mode: 0o755},
 		{Path: dir + "/d.txt", Delete: true, Exists: true},
 	}
 }

@@ -30,4 +30,24 @@
 // write fails. Commit extends this to several files: every new content is
 // staged in a temporary file first, then the renames run, and a failure
 // rolls back the files already changed.
+//
+// # Crash atomicity of several files
+//
+// A rename is atomic; ten renames are not. With a journal (WithJournal,
+// under the user's state directory) Commit writes a rollback transaction —
+// a manifest and a copy of every file it replaces — before the first
+// rename, marks it done after the last one, and removes it. Recover, run at
+// the next start for the workspace, rolls back every transaction that is
+// not done, touching only files that hold exactly what the commit wrote
+// (journal.go, recover.go). A live commit of another process is told apart
+// by the lock on its manifest.
+//
+// # Memory
+//
+// The common call is small: a file of at most smallFile bytes is read into
+// one buffer sized from its stat, checked and hashed in place, and its text
+// shares that buffer; writes take strings and hash and write them without a
+// copy. Only large files stream, through pooled buffers (pool.go), so the
+// allocation of a call is a small multiple of the file's size and bounded
+// for any size.
 package files

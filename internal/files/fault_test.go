@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -26,6 +27,10 @@ const faultSize = 16 << 20
 func TestMain(m *testing.M) {
 	if mode := os.Getenv(writerEnv); mode != "" {
 		writerChild(mode, os.Args[len(os.Args)-1])
+		return
+	}
+	if at := os.Getenv(committerEnv); at != "" {
+		committerChild(at, os.Args[len(os.Args)-2], os.Args[len(os.Args)-1])
 		return
 	}
 	goleak.VerifyTestMain(m) // the hash pipe's goroutine must end with every scan
@@ -49,7 +54,7 @@ func writerChild(mode, path string) {
 			return nil
 		}
 	}
-	data := bytes.Repeat([]byte{'b'}, faultSize)
+	data := strings.Repeat("b", faultSize)
 	fmt.Println("writing")
 	for {
 		if _, err := w.WriteFile(path, data); err != nil {

@@ -24,8 +24,8 @@ const maxLinks = 40
 // confinement on, a result outside the workspace is refused.
 func (w *Workspace) Resolve(p string) (string, error) {
 	switch {
-	case p == "":
-		return "", fmt.Errorf("%w: the path is empty; pass a file path relative to the workspace %s", ErrInvalidPath, w.dir)
+	case strings.TrimSpace(p) == "": // a name of only spaces is legal on disk, but never what a model means
+		return "", fmt.Errorf("%w: the path is empty (%q); pass a file path relative to the workspace %s", ErrInvalidPath, p, w.dir)
 	case strings.IndexByte(p, 0) >= 0:
 		return "", fmt.Errorf("%w: %q contains a NUL byte; pass a plain file path", ErrInvalidPath, p)
 	}

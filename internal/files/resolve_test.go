@@ -80,6 +80,8 @@ func TestResolve(t *testing.T) {
 		{"dangling_up", "", ErrEscapes},
 		{"..", "", ErrEscapes},
 		{"", "", ErrInvalidPath},
+		{"   ", "", ErrInvalidPath},
+		{"\t\n", "", ErrInvalidPath},
 		{"a\x00b", "", ErrInvalidPath},
 		{"loop", "", ErrInvalidPath},
 		{"sub/f.txt/x", "", ErrInvalidPath},          // a file used as a directory
@@ -129,7 +131,7 @@ func TestRootRefusesEscapesAtUseTime(t *testing.T) {
 	if _, _, err := w.OpenRead(base + "/ws/out_rel/secret"); err == nil {
 		t.Error("OpenRead through an escaping symlink succeeded")
 	}
-	if _, err := w.WriteFile(base+"/ws/out_abs/planted", []byte("x")); err == nil {
+	if _, err := w.WriteFile(base+"/ws/out_abs/planted", "x"); err == nil {
 		t.Error("WriteFile through an escaping symlink succeeded")
 	}
 	if _, err := os.Stat(base + "/outside/planted"); err == nil {

@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strings"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // chunkSize is how much ScanText reads at a time.
@@ -25,7 +27,16 @@ func (e *NotTextError) Error() string {
 type ScanOptions struct {
 	Offset int // 1-based first line shown; 0 = 1
 	Limit  int // lines shown; 0 = to the end
+	// SizeHint is the file's size from its stat, 0 if unknown. A file of
+	// at most smallFile bytes is then read into one buffer of that size
+	// and hashed inline.
+	SizeHint int64
 }
+
+// smallFile is the largest file ScanText reads whole: below it a second
+// goroutine and the pipe's buffers cost more than the overlap of hashing
+// and checking saves, and the text needs no copy (issue 12).
+const smallFile = 1 << 20
 
 // Text is what ScanText saw.
 type Text struct {
@@ -48,6 +59,17 @@ func (t Text) Partial() bool {
 // checked to be UTF-8 without NUL bytes (else *NotTextError, at the first
 // bad chunk), lines are counted, and the selected lines are kept clipped.
 func ScanText(r io.Reader, hash io.Writer, opt ScanOptions) (Text, error) {
+	if opt.SizeHint > 0 && opt.SizeHint <= smallFile {
+		b, err := readAll(r, opt.SizeHint, smallFile)
+		if err != nil {
+			return Text{}, err
+		}
+		if len(b) <= smallFile {
+			hash.Write(b)
+			return textOf(b, opt)
+		}
+		r = io.MultiReader(bytes.NewReader(b), r) // it grew since the stat: stream it
+	}
 	s := scanner{first: max(opt.Offset, 1), line: 1}
 	if opt.Limit > 0 {
 		s.last = s.first + opt.Limit - 1
@@ -144,6 +166,7 @@ func (s *scanner) finish() (Text, error) {
 	}
 	t.Shown = max(lastShown-s.first+1, 0)
 	t.Content, t.Truncated = s.clip.result()
+	s.clip.release()
 	return t, nil
 }
 
@@ -188,14 +211,63 @@ func (u *utf8Check) feed(p []byte) bool {
 // complete reports that no rune was left unfinished at the end.
 func (u *utf8Check) complete() bool { return u.n == 0 }
 
+// textOf is ScanText's result for a whole file in memory. The content
+// shares b's bytes when nothing is clipped; b must not change afterwards.
+func textOf(b []byte, opt ScanOptions) (Text, error) {
+	all := unsafe.String(unsafe.SliceData(b), len(b))
+	if err := CheckText(all); err != nil {
+		return Text{}, err
+	}
+	t := Text{Bytes: int64(len(b)), FirstLine: max(opt.Offset, 1), TotalLines: strings.Count(all, "\n")}
+	if len(all) > 0 && all[len(all)-1] != '\n' {
+		t.TotalLines++
+	}
+	lastShown := t.TotalLines
+	if opt.Limit > 0 {
+		lastShown = min(t.FirstLine+opt.Limit-1, t.TotalLines)
+	}
+	t.Shown = max(lastShown-t.FirstLine+1, 0)
+	t.Content, t.Truncated = clipString(lineRange(all, t.FirstLine, opt.Limit))
+	return t, nil
+}
+
+// lineRange is the text of limit lines (0: all) from the 1-based line
+// first.
+func lineRange(s string, first, limit int) string {
+	start := 0
+	for range first - 1 {
+		j := strings.IndexByte(s[start:], '\n')
+		if j < 0 {
+			return ""
+		}
+		start += j + 1
+	}
+	if limit <= 0 {
+		return s[start:]
+	}
+	end := start
+	for range limit {
+		j := strings.IndexByte(s[end:], '\n')
+		if j < 0 {
+			return s[start:]
+		}
+		end += j + 1
+	}
+	return s[start:end]
+}
+
 // CheckText applies ScanText's text check to content already in memory:
 // UTF-8 without NUL bytes, else *NotTextError.
-func CheckText(b []byte) error {
+func CheckText(s string) error {
 	switch {
-	case bytes.IndexByte(b, 0) >= 0:
-		return &NotTextError{Type: http.DetectContentType(b), Reason: "NUL bytes"}
-	case !utf8.Valid(b):
-		return &NotTextError{Type: http.DetectContentType(b), Reason: "invalid UTF-8"}
+	case strings.IndexByte(s, 0) >= 0:
+		return &NotTextError{Type: sniff(s), Reason: "NUL bytes"}
+	case !utf8.ValidString(s):
+		return &NotTextError{Type: sniff(s), Reason: "invalid UTF-8"}
 	}
 	return nil
 }
+
+// sniff names the content type of s from its first 512 bytes, as
+// net/http does.
+func sniff(s string) string { return http.DetectContentType([]byte(s[:min(len(s), 512)])) }

@@ -3,6 +3,7 @@ package files
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"strings"
 	"testing"
@@ -13,8 +14,13 @@ import (
 	"steerable.dev/sidecar/internal/readstate"
 )
 
-func scan(t *testing.T, content string, opt ScanOptions, oneByte bool) (Text, string, error) {
+// scan runs ScanText on content; inMemory passes its size as the hint, so
+// that a small content takes the one-buffer path instead of the stream.
+func scan(t *testing.T, content string, opt ScanOptions, oneByte, inMemory bool) (Text, string, error) {
 	t.Helper()
+	if inMemory {
+		opt.SizeHint = int64(len(content))
+	}
 	var r io.Reader = strings.NewReader(content)
 	if oneByte {
 		r = iotest.OneByteReader(r) // every rune split across reads
@@ -48,12 +54,12 @@ func TestScanText(t *testing.T) {
 			Text{Content: strings.Repeat("b", ClipHead) + ClipMarker(2) + strings.Repeat("b", ClipTail-1) + "\n", Truncated: 2, TotalLines: 2, Bytes: ClipHead + ClipTail + 7, FirstLine: 2, Shown: 1}, true},
 	}
 	for _, tt := range tests {
-		for _, oneByte := range []bool{false, true} {
-			if oneByte && len(tt.content) > 1000 && tt.name != "clipped multibyte" {
+		for _, mode := range []struct{ oneByte, inMemory bool }{{false, false}, {true, false}, {false, true}, {true, true}} {
+			if mode.oneByte && len(tt.content) > 1000 && tt.name != "clipped multibyte" {
 				continue
 			}
-			t.Run(tt.name, func(t *testing.T) {
-				got, version, err := scan(t, tt.content, tt.opt, oneByte)
+			t.Run(fmt.Sprintf("%s/%+v", tt.name, mode), func(t *testing.T) {
+				got, version, err := scan(t, tt.content, tt.opt, mode.oneByte, mode.inMemory)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -83,11 +89,11 @@ func TestScanTextRefusesBinary(t *testing.T) {
 		{"surrogate", "\xed\xa0\x80", "text/plain; charset=utf-8", "invalid UTF-8"},
 	}
 	for _, tt := range tests {
-		for _, oneByte := range []bool{false, true} {
-			t.Run(tt.name, func(t *testing.T) {
-				_, _, err := scan(t, tt.content, ScanOptions{}, oneByte)
+		for _, mode := range []struct{ oneByte, inMemory bool }{{false, false}, {true, false}, {false, true}} {
+			t.Run(fmt.Sprintf("%s/%+v", tt.name, mode), func(t *testing.T) {
+				_, _, err := scan(t, tt.content, ScanOptions{}, mode.oneByte, mode.inMemory)
 				var nt *NotTextError
-				if !errors.As(err, &nt) || (!oneByte && (nt.Reason != tt.reason || nt.Type != tt.typ)) {
+				if !errors.As(err, &nt) || (!mode.oneByte && (nt.Reason != tt.reason || nt.Type != tt.typ)) {
 					t.Fatalf("err = %#v, want %s (%s)", err, tt.reason, tt.typ)
 				}
 			})
@@ -127,6 +133,17 @@ func (r *repeatReader) Read(p []byte) (int, error) {
 	return n, nil
 }
 
+// TestScanTextFileGrew: a file that grew past smallFile since its stat is
+// streamed, not cut at the hinted size.
+func TestScanTextFileGrew(t *testing.T) {
+	content := strings.Repeat("grown line\n", smallFile/10)
+	h := readstate.NewHasher()
+	got, err := ScanText(strings.NewReader(content), h, ScanOptions{SizeHint: 100})
+	if err != nil || got.Bytes != int64(len(content)) || h.Version() != readstate.Of([]byte(content)) {
+		t.Fatalf("ScanText = %d bytes, %v; version of the whole: %v", got.Bytes, err, h.Version() == readstate.Of([]byte(content)))
+	}
+}
+
 func TestCountChars(t *testing.T) {
 	for _, s := range []string{"", "a", "héllo wörld — “quotes” 日本", strings.Repeat("ab日", 100), "\xbf\xbf"} {
 		want := 0
@@ -149,4 +166,26 @@ func BenchmarkScanText(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// FuzzScanTextPaths: the one-buffer path and the stream agree on any
+// content and range, text or not.
+func FuzzScanTextPaths(f *testing.F) {
+	f.Add("a\nb\r\nc", 2, 1)
+	f.Add("caf\xe9\n", 0, 0)
+	f.Add("\ufeff日本\n\n", 3, 0)
+	f.Fuzz(func(t *testing.T, content string, offset, limit int) {
+		if offset < 0 || limit < 0 {
+			return
+		}
+		opt := ScanOptions{Offset: offset, Limit: limit}
+		streamed, v1, err1 := scan(t, content, opt, false, false)
+		whole, v2, err2 := scan(t, content, opt, false, true)
+		if (err1 == nil) != (err2 == nil) || (err1 != nil && err1.Error() != err2.Error()) {
+			t.Fatalf("errors differ: stream %v, in memory %v", err1, err2)
+		}
+		if diff := cmp.Diff(streamed, whole); diff != "" || v1 != v2 {
+			t.Fatalf("results differ (-stream +in memory):\n%s", diff)
+		}
+	})
 }

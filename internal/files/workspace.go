@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"syscall"
+	"unsafe"
 )
 
 // Errors of the file operations, tested with errors.Is.
@@ -23,14 +24,38 @@ type Workspace struct {
 	confine bool
 	root    *os.Root // dir when confined, "/" otherwise
 
+	// journal is this workspace's directory of rollback transactions
+	// (journal.go); "" without a journal.
+	journal string
+
 	// fail, set only by tests, injects a failure before a step of a write
-	// ("stage", "rename", "remove") on the named path.
+	// ("stage", "journal", "rename", "remove", "commit", "cleanup") on the
+	// named path.
 	fail func(step, name string) error
+}
+
+// Option configures Open.
+type Option func(*Workspace)
+
+// WithJournal makes multi-file commits atomic across a crash with a
+// rollback journal under root (the user's state directory, e.g.
+// $XDG_STATE_HOME/steerable-sidecar/journal); each workspace gets its own
+// directory there. Recover rolls back what a crash interrupted.
+func WithJournal(root string) Option {
+	return func(w *Workspace) { w.journal = journalDir(root, w.dir) }
+}
+
+// WithFault calls fail before every step of a write ("stage", "journal",
+// "rename", "remove", "commit", "cleanup") with the step and the file's
+// name; an error fails the step ("cleanup" ignores it). It is the fault-injection seam of the end-to-end
+// crash tests; nothing else sets it.
+func WithFault(fail func(step, name string) error) Option {
+	return func(w *Workspace) { w.fail = fail }
 }
 
 // Open opens the workspace at dir, which must be absolute with its symlinks
 // resolved. confine refuses paths that resolve outside it.
-func Open(dir string, confine bool) (*Workspace, error) {
+func Open(dir string, confine bool, opts ...Option) (*Workspace, error) {
 	if !filepath.IsAbs(dir) || filepath.Clean(dir) != dir {
 		return nil, fmt.Errorf("workspace %q must be an absolute, clean path", dir)
 	}
@@ -42,8 +67,16 @@ func Open(dir string, confine bool) (*Workspace, error) {
 	if err != nil {
 		return nil, fmt.Errorf("workspace: %w", err)
 	}
-	return &Workspace{dir: dir, confine: confine, root: root}, nil
+	w := &Workspace{dir: dir, confine: confine, root: root}
+	for _, o := range opts {
+		o(w)
+	}
+	return w, nil
 }
+
+// Journal is the directory of this workspace's rollback transactions, ""
+// without a journal.
+func (w *Workspace) Journal() string { return w.journal }
 
 // Dir is the workspace root.
 func (w *Workspace) Dir() string { return w.dir }
@@ -78,6 +111,13 @@ func (w *Workspace) Lstat(abs string) (fs.FileInfo, error) {
 	return w.root.Lstat(w.name(abs))
 }
 
+// OpenRoot opens the directory at the resolved path abs as an os.Root of
+// its own, for walks (grep, glob) that open every entry by a single name
+// relative to its directory: nothing opened through it can leave it.
+func (w *Workspace) OpenRoot(abs string) (*os.Root, error) {
+	return w.root.OpenRoot(w.name(abs))
+}
+
 // OpenRead opens the regular file at the resolved path abs for reading. A
 // FIFO, device or socket is refused without blocking; so is a symlink
 // swapped in since the path was resolved.
@@ -98,24 +138,25 @@ func (w *Workspace) OpenRead(abs string) (*os.File, fs.FileInfo, error) {
 }
 
 // ReadFile reads the regular file at abs whole, refusing one over max
-// bytes.
-func (w *Workspace) ReadFile(abs string, max int64) ([]byte, fs.FileInfo, error) {
+// bytes. The content is returned as a string over the one buffer it was
+// read into (sized from the stat), so loading a file costs its size once.
+func (w *Workspace) ReadFile(abs string, max int64) (string, fs.FileInfo, error) {
 	f, fi, err := w.OpenRead(abs)
 	if err != nil {
-		return nil, nil, err
+		return "", nil, err
 	}
 	defer f.Close()
 	if fi.Size() > max {
-		return nil, nil, tooLarge(abs, fi.Size(), max)
+		return "", nil, tooLarge(abs, fi.Size(), max)
 	}
-	b, err := readAll(f, fi.Size(), max)
+	b, err := readAll(f, fi.Size(), int(max))
 	if err == nil && int64(len(b)) > max {
 		err = tooLarge(abs, int64(len(b)), max)
 	}
 	if err != nil {
-		return nil, nil, err
+		return "", nil, err
 	}
-	return b, fi, nil
+	return unsafe.String(unsafe.SliceData(b), len(b)), fi, nil // b is not used again
 }
 
 func notRegular(abs string, fi fs.FileInfo) error {
@@ -144,9 +185,9 @@ func tooLarge(abs string, size, max int64) error {
 }
 
 // readAll reads f to its end into a buffer sized from its stat (a file may
-// still grow, up to max+1 bytes, which the caller refuses).
-func readAll(f io.Reader, size, max int64) ([]byte, error) {
-	b := make([]byte, 0, min(size, max)+1)
+// still grow; reading stops past max bytes, which the caller refuses).
+func readAll(f io.Reader, size int64, max int) ([]byte, error) {
+	b := make([]byte, 0, min(size, int64(max))+1)
 	for {
 		n, err := f.Read(b[len(b):cap(b)])
 		b = b[:len(b)+n]
@@ -155,7 +196,7 @@ func readAll(f io.Reader, size, max int64) ([]byte, error) {
 			return b, nil
 		case err != nil:
 			return nil, err
-		case int64(len(b)) > max:
+		case len(b) > max:
 			return b, nil
 		case len(b) == cap(b):
 			b = append(b, 0)[:len(b)] // grow

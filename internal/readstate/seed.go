@@ -133,8 +133,22 @@ func applyResult(found map[string]*Entry, tool string, content json.RawMessage) 
 	if !filepath.IsAbs(r.Data.Path) || !Valid(r.Data.Version) {
 		return false
 	}
-	found[filepath.Clean(r.Data.Path)] = &Entry{Version: r.Data.Version, Partial: tool == "read_file" && r.Data.Partial}
+	p := filepath.Clean(r.Data.Path)
+	var partial bool
+	switch tool {
+	case "read_file":
+		partial = r.Data.Partial
+	case "edit_file":
+		partial = wasPartial(found, p) // an edit keeps a partial view partial
+	}
+	found[p] = &Entry{Version: r.Data.Version, Partial: partial}
 	return true
+}
+
+// wasPartial reports whether the record so far saw only part of p.
+func wasPartial(found map[string]*Entry, p string) bool {
+	e := found[filepath.Clean(p)]
+	return e != nil && e.Partial
 }
 
 func applyPatchResult(found map[string]*Entry, r toolResult) bool {
@@ -146,6 +160,15 @@ func applyPatchResult(found map[string]*Entry, r toolResult) bool {
 			return false
 		}
 	}
+	partial := map[string]bool{} // an update keeps a partial view partial, a move carries it along
+	for _, f := range r.Data.Files {
+		switch f.Op {
+		case "update":
+			partial[filepath.Clean(f.Path)] = wasPartial(found, f.Path)
+		case "move":
+			partial[filepath.Clean(f.Path)] = wasPartial(found, f.From)
+		}
+	}
 	for _, f := range r.Data.Files {
 		switch {
 		case f.Op == "delete" && filepath.IsAbs(f.Path):
@@ -155,7 +178,8 @@ func applyPatchResult(found map[string]*Entry, r toolResult) bool {
 		}
 	}
 	for p, v := range r.Data.Versions {
-		found[filepath.Clean(p)] = &Entry{Version: v}
+		p = filepath.Clean(p)
+		found[p] = &Entry{Version: v, Partial: partial[p]}
 	}
 	return true
 }

@@ -41,13 +41,43 @@ func TestFromMessages(t *testing.T) {
 		skipped  int
 	}{
 		{
-			name: "read then write: later wins, partial only from read_file",
+			name: "read then write: later wins, partial only from read_file, kept by an edit",
 			messages: []json.RawMessage{
 				toolMsg("read_file", "c1", ok(map[string]any{"path": "/w/a", "version": v1, "partial": true})),
 				toolMsg("write_file", "c2", ok(map[string]any{"path": "/w/b", "version": v2, "partial": true})),
 				toolMsg("edit_file", "c3", ok(map[string]any{"path": "/w/a", "version": v3})),
 			},
-			want: map[string]*Entry{"/w/a": {Version: v3}, "/w/b": {Version: v2}},
+			want: map[string]*Entry{"/w/a": {Version: v3, Partial: true}, "/w/b": {Version: v2}},
+		},
+		{
+			name: "a write_file or a full read clears the partial flag; an edit of a full read is not partial",
+			messages: []json.RawMessage{
+				toolMsg("read_file", "", ok(map[string]any{"path": "/w/a", "version": v1, "partial": true})),
+				toolMsg("write_file", "", ok(map[string]any{"path": "/w/a", "version": v2})),
+				toolMsg("edit_file", "", ok(map[string]any{"path": "/w/a", "version": v3})),
+				toolMsg("read_file", "", ok(map[string]any{"path": "/w/b", "version": v1, "partial": true})),
+				toolMsg("read_file", "", ok(map[string]any{"path": "/w/b", "version": v1})),
+			},
+			want: map[string]*Entry{"/w/a": {Version: v3}, "/w/b": {Version: v1}},
+		},
+		{
+			name: "apply_patch keeps a partial view of what it updates or moves",
+			messages: []json.RawMessage{
+				toolMsg("read_file", "", ok(map[string]any{"path": "/w/u", "version": v1, "partial": true})),
+				toolMsg("read_file", "", ok(map[string]any{"path": "/w/m", "version": v1, "partial": true})),
+				toolMsg("read_file", "", ok(map[string]any{"path": "/w/full", "version": v1})),
+				toolMsg("apply_patch", "", ok(map[string]any{
+					"versions": map[string]any{"/w/u": v2, "/w/m2": v2, "/w/full": v2, "/w/added": v3},
+					"files": []any{
+						map[string]any{"path": "/w/u", "op": "update"},
+						map[string]any{"path": "/w/m2", "op": "move", "from": "/w/m"},
+						map[string]any{"path": "/w/full", "op": "update"},
+						map[string]any{"path": "/w/added", "op": "add"},
+					},
+				})),
+			},
+			want: map[string]*Entry{"/w/u": {Version: v2, Partial: true}, "/w/m2": {Version: v2, Partial: true}, "/w/m": nil,
+				"/w/full": {Version: v2}, "/w/added": {Version: v3}},
 		},
 		{
 			name: "partial read is kept",

@@ -11,8 +11,10 @@ type Entry struct {
 	// Version is the version the session last read or wrote.
 	Version string
 	// Partial is set when the last read showed only part of the file
-	// (clipped or ranged); a whole-file overwrite is then refused. A full
-	// read or an own write clears it.
+	// (clipped or ranged); a whole-file overwrite is then refused. Only a
+	// full read or a write_file the gates allowed clears it: an edit or a
+	// patch changes what it quotes and leaves the unseen rest unseen, so it
+	// keeps the flag (SPEC §4.1, gate 3).
 	Partial bool
 }
 

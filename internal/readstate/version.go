@@ -1,10 +1,12 @@
 package readstate
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"hash"
 	"io"
+	"unsafe"
 )
 
 // VersionLen is the length of a version: 64 lowercase hex digits.
@@ -29,11 +31,29 @@ func Of(b []byte) string {
 	return hex.EncodeToString(sum[:])
 }
 
-// OfReader streams r to its end and returns the version of its bytes.
-func OfReader(r io.Reader) (string, error) {
+// OfString is the version of the bytes of s, hashed in place: a content
+// the tools hold as a string is not copied to be hashed.
+func OfString(s string) string {
+	return Of(unsafe.Slice(unsafe.StringData(s), len(s))) // Of only reads it
+}
+
+// hashStep is how much OfStringContext hashes between checks of its
+// context: a few milliseconds of SHA-256.
+const hashStep = 4 << 20
+
+// OfStringContext is OfString for a content large enough that hashing it
+// takes longer than a cancel should wait (64 MiB: about 50 ms): it checks
+// ctx every hashStep bytes and stops with its error.
+func OfStringContext(ctx context.Context, s string) (string, error) {
 	h := NewHasher()
-	if _, err := io.Copy(h, r); err != nil {
-		return "", err
+	b := unsafe.Slice(unsafe.StringData(s), len(s)) // only read
+	for len(b) > 0 {
+		if err := ctx.Err(); err != nil {
+			return "", err
+		}
+		n := min(len(b), hashStep)
+		h.Write(b[:n])
+		b = b[n:]
 	}
 	return h.Version(), nil
 }

@@ -1,6 +1,7 @@
 package readstate
 
 import (
+	"context"
 	"strings"
 	"testing"
 )
@@ -16,9 +17,11 @@ func TestVersion(t *testing.T) {
 			if got := Of([]byte(tt.in)); got != tt.want {
 				t.Errorf("Of = %s, want %s", got, tt.want)
 			}
-			got, err := OfReader(strings.NewReader(tt.in))
-			if err != nil || got != tt.want {
-				t.Errorf("OfReader = %s, %v; want %s", got, err, tt.want)
+			if got := OfString(tt.in); got != tt.want {
+				t.Errorf("OfString = %s, want %s", got, tt.want)
+			}
+			if got, err := OfStringContext(context.Background(), tt.in); err != nil || got != tt.want {
+				t.Errorf("OfStringContext = %s, %v; want %s", got, err, tt.want)
 			}
 			h := NewHasher()
 			for _, c := range []byte(tt.in) { // byte by byte: streaming gives the same version
@@ -31,6 +34,18 @@ func TestVersion(t *testing.T) {
 				t.Errorf("Valid(%s) = false", tt.want)
 			}
 		})
+	}
+}
+
+func TestOfStringContext(t *testing.T) {
+	big := strings.Repeat("x", 3*hashStep+5)
+	if got, _ := OfStringContext(context.Background(), big); got != OfString(big) {
+		t.Error("chunked hashing differs")
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := OfStringContext(ctx, big); err != context.Canceled {
+		t.Errorf("cancelled: %v", err)
 	}
 }
 

@@ -8,7 +8,6 @@ import (
 
 	"github.com/blevesearch/bleve/v2/analysis"
 	"github.com/blevesearch/bleve/v2/analysis/analyzer/custom"
-	"github.com/blevesearch/bleve/v2/analysis/token/lowercase"
 	"github.com/blevesearch/bleve/v2/registry"
 	"golang.org/x/text/unicode/norm"
 )
@@ -19,7 +18,7 @@ const (
 	charFilter    = "steerable_nfkc"
 	tokenizerName = "steerable_runs"
 	identifier    = "steerable_identifier"
-	sigmaFilter   = "steerable_sigma"
+	lowerFilter   = "steerable_lower"
 )
 
 // bleve's registry is filled by its packages' init functions; ours join it
@@ -34,8 +33,8 @@ func init() {
 	must(registry.RegisterTokenFilter(identifier, func(map[string]any, *registry.Cache) (analysis.TokenFilter, error) {
 		return identifierFilter{}, nil
 	}))
-	must(registry.RegisterTokenFilter(sigmaFilter, func(map[string]any, *registry.Cache) (analysis.TokenFilter, error) {
-		return sigmaFold{}, nil
+	must(registry.RegisterTokenFilter(lowerFilter, func(map[string]any, *registry.Cache) (analysis.TokenFilter, error) {
+		return lowerFold{}, nil
 	}))
 }
 
@@ -50,7 +49,7 @@ var chain = map[string]any{
 	"type":          custom.Name,
 	"char_filters":  []string{charFilter},
 	"tokenizer":     tokenizerName,
-	"token_filters": []string{identifier, lowercase.Name, sigmaFilter},
+	"token_filters": []string{identifier, lowerFilter},
 }
 
 // Analyzer turns text into search terms. It is safe for concurrent use.
@@ -135,22 +134,57 @@ func (runTokenizer) Tokenize(input []byte) analysis.TokenStream {
 	return out
 }
 
-// sigmaFold writes final sigma as σ after lowercasing: bleve's to_lower
-// turns a word-final Σ into ς, and a query typed in lowercase may use
-// either letter.
-type sigmaFold struct{}
+// lowerFold lowercases each rune with the simple (one-to-one) mapping and
+// writes final sigma ς as σ, so that ΟΔΟΣ, οδος and οδοσ are one term.
+// (bleve's to_lower rewrites in place and, after a rune whose lowercase is
+// shorter in UTF-8 — İ, ẞ — no longer moves the runes that follow: "İ0"
+// became "i\xb0". It also writes a final Σ as ς, which this filter would
+// undo anyway.)
+type lowerFold struct{}
 
-func (sigmaFold) Filter(input analysis.TokenStream) analysis.TokenStream {
+func (lowerFold) Filter(input analysis.TokenStream) analysis.TokenStream {
 	for _, t := range input {
-		if bytes.ContainsRune(t.Term, 'ς') {
-			t.Term = bytes.ReplaceAll(t.Term, []byte("ς"), []byte("σ"))
+		switch {
+		case plainLower(t.Term):
+		case isASCII(t.Term):
+			for i, c := range t.Term { // same length: in place
+				if 'A' <= c && c <= 'Z' {
+					t.Term[i] = c + 'a' - 'A'
+				}
+			}
+		default:
+			t.Term = lowerRunes(t.Term)
 		}
 	}
 	return input
 }
 
+// lowerRunes is the general case, into a new slice: a lowercase rune may be
+// shorter (İ → i) or longer (Ⱥ → ⱥ) than the original. The char filter has
+// already replaced invalid UTF-8.
+func lowerRunes(term []byte) []byte {
+	out := make([]byte, 0, len(term)+utf8.UTFMax)
+	for _, r := range string(term) {
+		r = unicode.ToLower(r)
+		if r == 'ς' {
+			r = 'σ'
+		}
+		out = utf8.AppendRune(out, r)
+	}
+	return out
+}
+
+func isASCII(term []byte) bool {
+	for _, c := range term {
+		if c >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}
+
 var (
 	_ analysis.CharFilter  = nfkcFilter{}
 	_ analysis.Tokenizer   = runTokenizer{}
-	_ analysis.TokenFilter = sigmaFold{}
+	_ analysis.TokenFilter = lowerFold{}
 )

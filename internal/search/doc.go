@@ -18,15 +18,19 @@
 //     minus its allocation of room for 1,024 tokens per call);
 //  3. token filter "steerable_identifier": each Han, Hiragana or Katakana
 //     character becomes its own token, and the rest is split at camelCase
-//     boundaries while digits stay with their run (v2, base64, HTTP2);
-//  4. token filter "to_lower" (bleve's), then "steerable_sigma", which
-//     writes final sigma ς as σ so that ΟΔΟΣ, οδος and οδοσ are one term.
+//     boundaries while digits stay with their run (v2, base64, HTTP2); a
+//     piece that splits is also kept whole, before its parts (GitHub →
+//     GitHub, Git, Hub), since the same brand is one word in mcp__github__x;
+//  4. token filter "steerable_lower": the simple lowercase mapping, with
+//     final sigma ς written as σ so that ΟΔΟΣ, οδος and οδοσ are one term.
 //
-// Two stock pieces were measured and replaced, because they deviate from the
-// rules of SPEC §4.4: bleve's "unicode" tokenizer (UAX #29 over old Unicode
-// tables) drops Thai, Lao, Khmer and Myanmar text and about 27,000 letters
-// added to Unicode since, and keeps "read_file" and "file.read" whole; its
-// "camelCase" filter splits digits off letters ("v2" → v, 2).
+// Three stock pieces were measured and replaced, because they deviate from
+// the rules of SPEC §4.4: bleve's "unicode" tokenizer (UAX #29 over old
+// Unicode tables) drops Thai, Lao, Khmer and Myanmar text and about 27,000
+// letters added to Unicode since, and keeps "read_file" and "file.read"
+// whole; its "camelCase" filter splits digits off letters ("v2" → v, 2);
+// its "to_lower" filter corrupts a term after a rune whose lowercase is
+// shorter ("İ0" → "i\xb0", invalid UTF-8).
 //
 // # Index and score
 //

@@ -14,7 +14,10 @@ import (
 //   - the rest splits before an uppercase letter (Lu) that follows a
 //     lowercase letter (Ll) or a decimal digit (createPull → create|Pull,
 //     v2Client → v2|Client), and before an uppercase letter that follows an
-//     uppercase letter and precedes a lowercase one (HTTPServer → HTTP|Server).
+//     uppercase letter and precedes a lowercase one (HTTPServer → HTTP|Server);
+//   - a piece that splits is also kept whole, before its parts, since a
+//     camelCase brand is one word elsewhere: GitHub → GitHub|Git|Hub, so the
+//     query "GitHub" finds mcp__github__* tools and "github" finds GitHub.
 //
 // Digits never start a split, so v2, 2fa, base64 and HTTP2 stay whole —
 // bleve's stock camelCase filter would split them (v2 → v, 2).
@@ -78,15 +81,19 @@ func isCJK(r rune) bool {
 	return unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana)
 }
 
-// splitCamel splits a run without CJK characters at camelCase boundaries.
+// splitCamel splits a run without CJK characters at camelCase boundaries;
+// when it splits, the whole run comes first.
 func splitCamel(run []rune) [][]rune {
-	var out [][]rune
+	out := [][]rune{run}
 	start := 0
 	for i := 1; i < len(run); i++ {
 		if camelBoundary(run, i) {
 			out = append(out, run[start:i])
 			start = i
 		}
+	}
+	if start == 0 {
+		return out // no boundary: the run alone
 	}
 	return append(out, run[start:])
 }

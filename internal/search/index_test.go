@@ -242,3 +242,38 @@ func TestConcurrentSearchesDuringUpdates(t *testing.T) {
 		t.Errorf("index holds %d documents, at most 40 names exist", n)
 	}
 }
+
+// TestSearchCamelCaseBrands: a camelCase word is indexed and queried whole
+// as well as split (issue 10: the query GitHub became git + hub and missed
+// every mcp__github__* tool).
+func TestSearchCamelCaseBrands(t *testing.T) {
+	docs := []Doc{
+		{"mcp__github__create_issue", "Create an issue."},
+		{"mcp__github__search_code", "Search code."},
+		{"open_pr", "Open a pull request on GitHub."},
+		{"git_commit", "Record changes in the git repository."},
+		{"youtube_upload", "Upload a video."},
+		{"list_files", "List files."},
+	}
+	ix := NewIndex(newTestAnalyzer(t))
+	ix.Apply(docs, nil)
+	tests := []struct {
+		query string
+		want  []string // the hits, in any order
+	}{
+		{"GitHub", []string{"mcp__github__create_issue", "mcp__github__search_code", "open_pr", "git_commit"}},
+		{"github", []string{"mcp__github__create_issue", "mcp__github__search_code", "open_pr"}},
+		{"GITHUB", []string{"mcp__github__create_issue", "mcp__github__search_code", "open_pr"}},
+		{"YouTube", []string{"youtube_upload"}},
+		{"hub", []string{"open_pr"}}, // the parts stay searchable
+	}
+	for _, tc := range tests {
+		res := ix.Search(tc.query, 20)
+		if diff := cmp.Diff(tc.want, names(res.Hits), cmpopts.SortSlices(func(a, b string) bool { return a < b })); diff != "" {
+			t.Errorf("Search(%q) (-want +got):\n%s", tc.query, diff)
+		}
+		if diff := cmp.Diff(refHits(docs, tc.query, 20), res.Hits, cmpopts.EquateEmpty()); diff != "" {
+			t.Errorf("Search(%q) differs from the reference (-ref +index):\n%s", tc.query, diff)
+		}
+	}
+}

@@ -1,6 +1,7 @@
 package textedit
 
 import (
+	"context"
 	"fmt"
 	"sort"
 	"strings"
@@ -49,8 +50,8 @@ const maxListedLines = 10
 
 // Edits matches every edit against content (each against the original, not
 // after the others) and returns the replacements and matches; all edits or
-// none.
-func Edits(content string, edits []Edit) ([]Replacement, []Match, error) {
+// none. A cancelled ctx stops the matching with ctx's error.
+func Edits(ctx context.Context, content string, edits []Edit) ([]Replacement, []Match, error) {
 	if len(edits) == 0 {
 		return nil, nil, &EditError{Code: CodeNoEdits, msg: "no edits given: pass at least one {oldText, newText}"}
 	}
@@ -62,16 +63,16 @@ func Edits(content string, edits []Edit) ([]Replacement, []Match, error) {
 			return nil, nil, &EditError{Code: CodeEmptyOld, Index: i, msg: fmt.Sprintf(
 				"edit %d: oldText is empty; quote the text to replace (to create or overwrite a whole file use write_file)", i)}
 		}
-		start, end, level, err := d.find(i, e.OldText)
+		f, err := d.find(ctx, i, e.OldText)
 		if err != nil {
 			return nil, nil, err
 		}
 		newText := normEOL(e.NewText)
-		if level != LevelExact {
-			newText = reindent(newText, indentOf(normEOL(e.OldText)), indentOf(d.norm[start:]))
+		if f.lines {
+			newText = reindent(newText, indentOf(normEOL(e.OldText)), indentOf(d.norm[f.start:]))
 		}
-		reps[i] = Replacement{Start: d.origOffset(start), End: d.origOffset(end), New: d.withEOL(newText)}
-		matches[i] = Match{Index: i, Level: level, Line: d.lineOf(start)}
+		reps[i] = Replacement{Start: d.origOffset(f.start), End: d.origOffset(f.end), New: d.withEOL(newText)}
+		matches[i] = Match{Index: i, Level: f.level, Line: d.lineOf(f.start)}
 	}
 	if err := checkOverlap(reps); err != nil {
 		return nil, nil, err
@@ -79,27 +80,45 @@ func Edits(content string, edits []Edit) ([]Replacement, []Match, error) {
 	return reps, matches, nil
 }
 
-// find locates old in the normalised text at the first level that finds
-// it and returns the normalised range.
-func (d *Doc) find(index int, old string) (start, end int, level string, err error) {
+// step is one way of finding oldText. The steps run in order and the first
+// with any match decides (doc.go, "Match levels").
+type step struct {
+	level string
+	// lines: whole lines compared by key, so the replacement is moved to
+	// the file's indentation.
+	lines bool
+	find  func(d *Doc, ctx context.Context, old string) (hits, error)
+}
+
+var steps = []step{
+	{LevelExact, false, (*Doc).exact},
+	{LevelTrim, true, func(d *Doc, ctx context.Context, old string) (hits, error) { return d.lines(ctx, old, trimKey) }},
+	{LevelUnicode, false, (*Doc).foldedExact},
+	{LevelUnicode, true, (*Doc).foldedLines},
+}
+
+// found is where an edit's oldText matched, as a normalised range.
+type found struct {
+	start, end int
+	level      string
+	lines      bool
+}
+
+// find locates old in the normalised text at the first step that finds it.
+func (d *Doc) find(ctx context.Context, index int, old string) (found, error) {
 	old = normEOL(old)
-	for _, level := range Levels {
-		var found hits
-		if level == LevelExact {
-			found = findExact(d.norm, old)
-		} else {
-			found = findLines(d.norm, old, level)
-		}
-		switch found.count {
-		case 0:
-			continue
-		case 1:
-			return found.first[0][0], found.first[0][1], level, nil
-		default:
-			return 0, 0, "", d.ambiguous(index, level, found)
+	for _, s := range steps {
+		h, err := s.find(d, ctx, old)
+		switch {
+		case err != nil:
+			return found{}, err
+		case h.count == 1:
+			return found{start: h.first[0][0], end: h.first[0][1], level: s.level, lines: s.lines}, nil
+		case h.count > 1:
+			return found{}, d.ambiguous(index, s.level, h)
 		}
 	}
-	return 0, 0, "", &EditError{Code: CodeNotFound, Index: index, msg: fmt.Sprintf(
+	return found{}, &EditError{Code: CodeNotFound, Index: index, msg: fmt.Sprintf(
 		"edit %d: oldText was not found (tried exact, trim and unicode matching); read the file again and copy oldText from it exactly", index)}
 }
 
@@ -130,65 +149,87 @@ func (h *hits) add(start, end int) {
 	}
 }
 
-// findExact finds every occurrence of old, overlapping ones included.
-func findExact(text, old string) hits {
+// exact finds every occurrence of old, overlapping ones included.
+func (d *Doc) exact(ctx context.Context, old string) (hits, error) {
 	var h hits
-	for at := 0; ; {
-		i := strings.Index(text[at:], old)
-		if i < 0 {
-			return h
-		}
-		h.add(at+i, at+i+len(old))
-		at += i + 1
-	}
+	err := eachExact(ctx, d.norm, old, func(p int) { h.add(p, p+len(old)) })
+	return h, err
 }
 
-// findLines matches old as whole lines, each compared by lineKey. The range
-// covers the matched lines; their final newline only when old ends in one.
-func findLines(text, old, level string) hits {
+// foldedExact finds old inside lines, like exact, with typographic
+// characters folded on both sides. An occurrence that starts or ends inside
+// a folded character's replacement does not count.
+func (d *Doc) foldedExact(ctx context.Context, old string) (hits, error) {
+	var h hits
+	f, o := d.folded(), foldString(old)
+	if len(f.segs) == 0 && o == old {
+		return h, nil // nothing folds: exact has already looked
+	}
+	err := eachExact(ctx, f.text, o, func(p int) {
+		start, ok1 := f.orig(p)
+		end, ok2 := f.orig(p + len(o))
+		if ok1 && ok2 {
+			h.add(start, end)
+		}
+	})
+	return h, err
+}
+
+// foldedLines is the trim level with typographic characters folded.
+func (d *Doc) foldedLines(ctx context.Context, old string) (hits, error) {
+	if len(d.folded().segs) == 0 && foldString(old) == old {
+		return hits{}, nil // nothing folds: trim has already looked
+	}
+	return d.lines(ctx, old, foldKey)
+}
+
+// lines matches old as whole lines, each compared by key. The range covers
+// the matched lines; their final newline only when old ends in one.
+func (d *Doc) lines(ctx context.Context, old string, key func(string) string) (hits, error) {
 	trailingNL := strings.HasSuffix(old, "\n")
 	want := strings.Split(strings.TrimSuffix(old, "\n"), "\n")
 	blank := true
 	for i, w := range want {
-		want[i] = lineKey(level, w)
+		want[i] = key(w)
 		blank = blank && want[i] == ""
 	}
 	var h hits
 	if blank {
-		return h // blank lines match everywhere; only an exact match may place them
+		return h, nil // blank lines match everywhere; only an exact match may place them
 	}
-	starts := lineStarts(text)
-	for i := 0; i+len(want) <= len(starts); i++ {
-		if !linesMatch(text, starts, i, want, level) {
-			continue
-		}
+	starts, err := d.lineStarts(ctx)
+	if err != nil {
+		return h, err
+	}
+	text := d.norm
+	line := func(i int) string { return key(text[starts[i]:lineEnd(text, starts, i)]) }
+	err = newLinePattern(want).scan(ctx, 0, len(starts), line, func(i int) bool {
 		end := lineEnd(text, starts, i+len(want)-1)
 		if trailingNL && end < len(text) {
 			end++
 		}
 		h.add(starts[i], end)
-	}
-	return h
-}
-
-func linesMatch(text string, starts []int, from int, want []string, level string) bool {
-	for j, w := range want {
-		if lineKey(level, text[starts[from+j]:lineEnd(text, starts, from+j)]) != w {
-			return false
-		}
-	}
-	return true
+		return true
+	})
+	return h, err
 }
 
 // lineStarts returns the offset of every line's first byte.
-func lineStarts(text string) []int {
-	starts := []int{0}
-	for i := 0; i < len(text); i++ {
-		if text[i] == '\n' && i+1 < len(text) {
-			starts = append(starts, i+1)
+func lineStarts(ctx context.Context, text string) ([]int, error) {
+	starts := make([]int, 1, strings.Count(text, "\n")+1)
+	for i := 0; ; {
+		j := strings.IndexByte(text[i:], '\n')
+		if j < 0 || i+j+1 == len(text) {
+			return starts, nil
+		}
+		i += j + 1
+		starts = append(starts, i)
+		if len(starts)%(16*checkEvery) == 0 {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
 		}
 	}
-	return starts
 }
 
 // lineEnd is the offset of line i's '\n' (or the end of text).

@@ -1,6 +1,7 @@
 package textedit
 
 import (
+	"context"
 	"errors"
 	"strings"
 	"testing"
@@ -34,10 +35,14 @@ func TestEdits(t *testing.T) {
 		{"BOM and CRLF at trim level", "\ufeff  a\r\nb\r\n", []Edit{{"a  \n", "z\n"}}, "\ufeff  z\r\nb\r\n", []Match{{0, "trim", 1}}},
 		{"no trailing newline", "a\nb", []Edit{{"b", "c"}}, "a\nc", []Match{{0, "exact", 2}}},
 		{"delete text", "keep\ndrop\n", []Edit{{"drop\n", ""}}, "keep\n", []Match{{0, "exact", 2}}},
+		{"unicode: curly oldText inside an ASCII line", "const s = \"hello\";\n", []Edit{{"“hello”", `"bye"`}}, "const s = \"bye\";\n", []Match{{0, "unicode", 1}}},
+		{"unicode: ASCII oldText inside a curly line", "x := f(“a”, ‘b’) // note…\n", []Edit{{`f("a", 'b')`, "g()"}}, "x := g() // note…\n", []Match{{0, "unicode", 1}}},
+		{"unicode: inside a line, CRLF and BOM kept", "\ufeffa\r\nsay “hi” now\r\n", []Edit{{`"hi"`, `"yo"`}}, "\ufeffa\r\nsay \"yo\" now\r\n", []Match{{0, "unicode", 2}}},
+		{"unicode: trimmed whole lines still match", "\tif (“x”) {\n\t\ty()\n\t}\n", []Edit{{"if (\"x\") {\n  y()\n", "if (\"z\") {\n  y()\n"}}, "\tif (\"z\") {\n\t  y()\n\t}\n", []Match{{0, "unicode", 1}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			reps, matches, err := Edits(tt.content, tt.edits)
+			reps, matches, err := Edits(ctx, tt.content, tt.edits)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -66,12 +71,14 @@ func TestEditErrors(t *testing.T) {
 		{"ambiguous overlapping", "aaa", []Edit{{"aa", "b"}}, EditError{Code: CodeAmbiguous, Count: 2, Lines: []int{1, 1}, Level: "exact"}, "matches 2 places"},
 		{"ambiguous at trim", " x\n  x\n", []Edit{{"x \n", "y\n"}}, EditError{Code: CodeAmbiguous, Count: 2, Lines: []int{1, 2}, Level: "trim"}, "trim match"},
 		{"blank lines never fuzzy-match", "a\n\n\nb\n", []Edit{{" \n \n \n \n", "x"}}, EditError{Code: CodeNotFound}, "not found"},
+		{"unicode: part of a folded ellipsis is no match", "wait…\n", []Edit{{"t.", "x"}}, EditError{Code: CodeNotFound}, "not found"},
+		{"ambiguous at unicode inside lines", "“a” and “a”\n", []Edit{{`"a"`, "b"}}, EditError{Code: CodeAmbiguous, Count: 2, Lines: []int{1, 1}, Level: "unicode"}, "unicode match"},
 		{"overlap", "abcdef", []Edit{{"cde", "x"}, {"abc", "y"}}, EditError{Code: CodeOverlap, Index: 1, Other: 0}, "edits 0 and 1 overlap"},
 		{"later edits are checked even when earlier ones match", "a b", []Edit{{"a", "x"}, {"q", "y"}}, EditError{Code: CodeNotFound, Index: 1}, "edit 1"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, _, err := Edits(tt.content, tt.edits)
+			_, _, err := Edits(ctx, tt.content, tt.edits)
 			var ee *EditError
 			if !errors.As(err, &ee) {
 				t.Fatalf("err = %v", err)
@@ -89,7 +96,7 @@ func TestEditErrors(t *testing.T) {
 }
 
 func TestAmbiguousListsAFewLines(t *testing.T) {
-	_, _, err := Edits(strings.Repeat("x\n", 5000), []Edit{{"x", "y"}})
+	_, _, err := Edits(ctx, strings.Repeat("x\n", 5000), []Edit{{"x", "y"}})
 	var ee *EditError
 	if !errors.As(err, &ee) || ee.Count != 5000 || len(ee.Lines) != maxListedLines || !strings.Contains(ee.Error(), ", …") {
 		t.Fatalf("err = %+v", err)
@@ -98,7 +105,7 @@ func TestAmbiguousListsAFewLines(t *testing.T) {
 
 func TestDiff(t *testing.T) {
 	old := "a\r\nb\r\nc\r\n"
-	reps, _, err := Edits(old, []Edit{{"b", "B"}})
+	reps, _, err := Edits(ctx, old, []Edit{{"b", "B"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -120,7 +127,7 @@ func FuzzEdits(f *testing.F) {
 	f.Add("aaa", "a", "")
 	f.Add("  a\n\tb  \n", "a\nb\n", "c\n")
 	f.Fuzz(func(t *testing.T, content, old, new string) {
-		reps, matches, err := Edits(content, []Edit{{old, new}, {old + "\x00", new}})
+		reps, matches, err := Edits(ctx, content, []Edit{{old, new}, {old + "\x00", new}})
 		if err != nil {
 			return
 		}
@@ -153,7 +160,7 @@ func TestDiffWindowMatchesFullDiff(t *testing.T) {
 		{{lines[20] + lines[21], ""}, {lines[24], "z\n"}},
 	}
 	for i, edits := range cases {
-		reps, _, err := Edits(doc, edits)
+		reps, _, err := Edits(ctx, doc, edits)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -163,8 +170,11 @@ func TestDiffWindowMatchesFullDiff(t *testing.T) {
 		}
 	}
 	noEOL := "a\nb\nc"
-	reps, _, _ := Edits(noEOL, []Edit{{"c", "C"}})
+	reps, _, _ := Edits(ctx, noEOL, []Edit{{"c", "C"}})
 	if got, want := Diff("a/f", "b/f", noEOL, reps), DiffStrings("a/f", "b/f", noEOL, "a\nb\nC"); got != want {
 		t.Errorf("no final newline:\n got %q\nwant %q", got, want)
 	}
 }
+
+// ctx is the context of calls that are not about cancellation.
+var ctx = context.Background()

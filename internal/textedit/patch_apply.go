@@ -1,6 +1,7 @@
 package textedit
 
 import (
+	"context"
 	"fmt"
 	"strings"
 )
@@ -32,14 +33,18 @@ var hunkLevels = []func(string) string{
 // ApplyHunks applies an update's hunks, in order, to content. Lines the
 // hunks do not replace keep their bytes (and endings); added lines get the
 // file's dominant ending; the file ends with a newline exactly when it did.
-func ApplyHunks(content string, hunks []Hunk) (string, error) {
+// A cancelled ctx stops it with ctx's error.
+func ApplyHunks(ctx context.Context, content string, hunks []Hunk) (string, error) {
 	d := NewDoc(content)
 	lines := splitLines(content[d.bom:])
 	finalEOL := len(lines) == 0 || lines[len(lines)-1].eol != ""
 	var out []fileLine
 	cursor := 0
 	for i, h := range hunks {
-		pos, n, err := locate(lines, cursor, h)
+		pos, n, err := locate(ctx, lines, cursor, h)
+		if ctx.Err() != nil {
+			return "", ctx.Err()
+		}
 		if err != nil {
 			return "", &HunkError{Hunk: i, Line: h.Line, First: firstLine(h), Reason: err.Error()}
 		}
@@ -72,7 +77,7 @@ func AddedFile(lines []string) string {
 }
 
 func splitLines(body string) []fileLine {
-	var out []fileLine
+	out := make([]fileLine, 0, strings.Count(body, "\n")+1)
 	for body != "" {
 		i := strings.IndexByte(body, '\n')
 		if i < 0 {
@@ -108,7 +113,7 @@ func joinLines(lines []fileLine, eol string, finalEOL bool) string {
 
 // locate finds where hunk h applies at or after line cursor and returns the
 // position and the number of file lines it replaces.
-func locate(lines []fileLine, cursor int, h Hunk) (pos, n int, err error) {
+func locate(ctx context.Context, lines []fileLine, cursor int, h Hunk) (pos, n int, err error) {
 	var old []string
 	for _, hl := range h.Lines {
 		if hl.Kind != '+' {
@@ -117,7 +122,7 @@ func locate(lines []fileLine, cursor int, h Hunk) (pos, n int, err error) {
 	}
 	start := cursor
 	if h.Anchor != "" {
-		a, ok := findAnchor(lines, cursor, h.Anchor)
+		a, ok := findAnchor(ctx, lines, cursor, h.Anchor)
 		if !ok {
 			return 0, 0, fmt.Errorf("the @@ line %q was not found in the file after line %d; quote a line of the file exactly", h.Anchor, cursor)
 		}
@@ -129,20 +134,23 @@ func locate(lines []fileLine, cursor int, h Hunk) (pos, n int, err error) {
 	case len(old) == 0:
 		return start, 0, nil // pure addition: right after the anchor
 	}
-	pos, n, err = findOld(lines, start, old, h)
-	if err != nil && h.Anchor != "" {
+	pos, n, err = findOld(ctx, lines, start, old, h)
+	if err != nil && h.Anchor != "" && ctx.Err() == nil {
 		// Models often repeat the anchor as the first context line.
-		if p, m, err2 := findOld(lines, start-1, old, h); err2 == nil {
+		if p, m, err2 := findOld(ctx, lines, start-1, old, h); err2 == nil {
 			return p, m, nil
 		}
 	}
 	return pos, n, err
 }
 
-func findAnchor(lines []fileLine, from int, anchor string) (int, bool) {
+func findAnchor(ctx context.Context, lines []fileLine, from int, anchor string) (int, bool) {
 	for _, norm := range hunkLevels {
 		want := norm(anchor)
 		for i := from; i < len(lines); i++ {
+			if (i-from)%checkEvery == 0 && ctx.Err() != nil {
+				return 0, false
+			}
 			if norm(lines[i].text) == want {
 				return i, true
 			}
@@ -154,26 +162,20 @@ func findAnchor(lines []fileLine, from int, anchor string) (int, bool) {
 // findOld finds the hunk's context and removed lines at the first level
 // that matches. Without an anchor more than one place is ambiguous; after an
 // anchor the nearest place wins, which is what the anchor is for.
-func findOld(lines []fileLine, start int, old []string, h Hunk) (int, int, error) {
-	from, to := start, len(lines)-len(old)
+func findOld(ctx context.Context, lines []fileLine, start int, old []string, h Hunk) (int, int, error) {
+	from := start
 	if h.EOF {
-		from = max(from, to)
+		from = max(from, len(lines)-len(old))
 	}
 	for _, norm := range hunkLevels {
-		var found []int
-		for p := from; p <= to; p++ {
-			if linesEqual(lines[p:p+len(old)], old, norm) {
-				found = append(found, p)
-				if h.Anchor != "" {
-					break
-				}
-			}
-		}
+		found, err := placesOf(ctx, lines, from, old, norm, h.Anchor != "")
 		switch {
-		case len(found) == 1:
-			return found[0], len(old), nil
-		case len(found) > 1:
-			return 0, 0, fmt.Errorf("the context matches %d places (lines %s); add an @@ line naming a line above the change, or more context", len(found), joinInts(plusOne(found[:min(len(found), maxListedLines)])))
+		case err != nil:
+			return 0, 0, err
+		case found.count == 1:
+			return found.first[0], len(old), nil
+		case found.count > 1:
+			return 0, 0, fmt.Errorf("the context matches %d places (lines %s); add an @@ line naming a line above the change, or more context", found.count, joinInts(plusOne(found.first)))
 		}
 	}
 	where := "at the end of the file"
@@ -183,13 +185,28 @@ func findOld(lines []fileLine, start int, old []string, h Hunk) (int, int, error
 	return 0, 0, fmt.Errorf("its context and removed lines do not match the file %s; read the file and copy them exactly", where)
 }
 
-func linesEqual(have []fileLine, want []string, norm func(string) string) bool {
-	for i, w := range want {
-		if norm(have[i].text) != norm(w) {
-			return false
-		}
+// places counts the lines a hunk could apply at and keeps the first few.
+type places struct {
+	first []int
+	count int
+}
+
+// placesOf finds the lines from which old follows (each line compared
+// after norm), at or after line from; only the first when first is set.
+func placesOf(ctx context.Context, lines []fileLine, from int, old []string, norm func(string) string, first bool) (places, error) {
+	want := make([]string, len(old))
+	for i, o := range old {
+		want[i] = norm(o)
 	}
-	return true
+	var found places
+	key := func(i int) string { return norm(lines[i].text) }
+	err := newLinePattern(want).scan(ctx, max(from, 0), len(lines), key, func(p int) bool {
+		if found.count++; len(found.first) < maxListedLines {
+			found.first = append(found.first, p)
+		}
+		return !first
+	})
+	return found, err
 }
 
 func firstLine(h Hunk) string {

@@ -130,7 +130,7 @@ func TestApplyHunks(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := ApplyHunks(tt.content, tt.hunks)
+			got, err := ApplyHunks(ctx, tt.content, tt.hunks)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -155,7 +155,7 @@ func TestApplyHunksErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := ApplyHunks(tt.content, tt.hunks)
+			_, err := ApplyHunks(ctx, tt.content, tt.hunks)
 			var he *HunkError
 			if !errors.As(err, &he) || !strings.Contains(err.Error(), tt.msg) {
 				t.Fatalf("err = %v, want %q", err, tt.msg)
@@ -194,7 +194,7 @@ func FuzzParsePatch(f *testing.F) {
 				t.Fatalf("section without a path: %+v", fp)
 			}
 			if fp.Op == OpUpdate {
-				ApplyHunks(content, fp.Hunks)
+				ApplyHunks(ctx, content, fp.Hunks)
 			}
 		}
 	})

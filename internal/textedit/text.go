@@ -1,6 +1,7 @@
 package textedit
 
 import (
+	"context"
 	"sort"
 	"strings"
 )
@@ -14,6 +15,10 @@ type Doc struct {
 	norm string // orig after the BOM, CRLF folded to LF
 	crAt []int  // offsets in norm of each '\n' that had a '\r' before it
 	eol  string // the dominant line ending: "\r\n" or "\n"
+
+	// Computed on first use, then shared by every edit of a list.
+	starts []int   // offset in norm of each line's first byte
+	fold   *folded // norm with typographic characters folded
 }
 
 // NewDoc prepares content for matching.
@@ -46,6 +51,27 @@ func NewDoc(content string) *Doc {
 		d.eol = "\r\n"
 	}
 	return d
+}
+
+// lineStarts is the offset in norm of each line's first byte.
+func (d *Doc) lineStarts(ctx context.Context) ([]int, error) {
+	if d.starts == nil {
+		starts, err := lineStarts(ctx, d.norm)
+		if err != nil {
+			return nil, err
+		}
+		d.starts = starts
+	}
+	return d.starts, nil
+}
+
+// folded is norm with typographic characters folded.
+func (d *Doc) folded() folded {
+	if d.fold == nil {
+		f := fold(d.norm)
+		d.fold = &f
+	}
+	return *d.fold
 }
 
 // EOL is the file's dominant line ending.

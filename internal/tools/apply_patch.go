@@ -42,11 +42,14 @@ func (e fileEnv) applyPatch(ctx context.Context, _ Call, a applyPatchArgs) proto
 	}
 	unlock := e.state.Lock(paths.all...)
 	defer unlock()
-	plan := &patchPlan{versions: map[string]string{}}
+	plan := &patchPlan{versions: map[string]string{}, partial: map[string]bool{}}
 	for i, fp := range fps {
 		if refused := e.planFile(ctx, plan, fp, paths.of[i]); refused != nil {
 			return *refused
 		}
+	}
+	if ctx.Err() != nil {
+		return patchCancelled()
 	}
 	if err := e.ws.Commit(plan.changes); err != nil {
 		return Followup("the patch was not applied and no file was changed: %v", err)
@@ -55,7 +58,7 @@ func (e fileEnv) applyPatch(ctx context.Context, _ Call, a applyPatchArgs) proto
 		e.state.Forget(p)
 	}
 	for p, v := range plan.versions {
-		e.state.Set(p, readstate.Entry{Version: v})
+		e.state.Set(p, readstate.Entry{Version: v, Partial: plan.partial[p]})
 	}
 	return OK(fmt.Sprintf("Applied the patch to %s.", plural(len(fps), "file")), map[string]any{
 		"versions": plan.versions, "files": plan.files, "diff": clipDiff(strings.Join(plan.diffs, "")),
@@ -100,6 +103,7 @@ func (e fileEnv) resolvePatchPaths(fps []textedit.FilePatch) (patchPaths, *proto
 type patchPlan struct {
 	changes  []files.Change
 	versions map[string]string
+	partial  map[string]bool // written files whose source the session saw only in part
 	files    []map[string]any
 	diffs    []string
 	forget   []string
@@ -115,7 +119,7 @@ func (e fileEnv) planFile(ctx context.Context, plan *patchPlan, fp textedit.File
 	case textedit.OpDelete:
 		return e.planDelete(ctx, plan, abs)
 	}
-	cur, refused := e.load(abs)
+	cur, refused := e.load(ctx, abs)
 	switch {
 	case refused != nil:
 		return refused
@@ -126,7 +130,11 @@ func (e fileEnv) planFile(ctx context.Context, plan *patchPlan, fp textedit.File
 	if refused := e.gate(abs, cur, "", false); refused != nil {
 		return refused
 	}
-	updated, err := textedit.ApplyHunks(string(cur.content), fp.Hunks)
+	updated, err := textedit.ApplyHunks(ctx, cur.content, fp.Hunks)
+	if ctx.Err() != nil {
+		r := patchCancelled()
+		return &r
+	}
 	if err != nil {
 		r := Followup("%s: %v", abs, err)
 		r.Data = map[string]any{"path": abs}
@@ -136,4 +144,10 @@ func (e fileEnv) planFile(ctx context.Context, plan *patchPlan, fp textedit.File
 		return e.planUpdate(plan, abs, cur, updated)
 	}
 	return e.planMove(plan, abs, dest, cur, updated)
+}
+
+// patchCancelled is the result of a patch whose call was cancelled before
+// anything was written.
+func patchCancelled() protocol.ToolResult {
+	return Followup("the call was cancelled; the patch was not applied and no file was changed")
 }

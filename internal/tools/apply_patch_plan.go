@@ -21,7 +21,7 @@ func (e fileEnv) planAdd(plan *patchPlan, abs, content string) *protocol.ToolRes
 	if r := e.checkSize(abs, content); r != nil {
 		return r
 	}
-	plan.changes = append(plan.changes, files.Change{Path: abs, Data: []byte(content)})
+	plan.changes = append(plan.changes, files.Change{Path: abs, Data: content})
 	plan.record(abs, textedit.OpAdd, "", content)
 	_, to := e.diffLabels(abs, abs)
 	plan.diffs = append(plan.diffs, textedit.DiffStrings("/dev/null", to, "", content))
@@ -52,10 +52,11 @@ func (e fileEnv) planUpdate(plan *patchPlan, abs string, cur onDisk, updated str
 	if r := e.checkSize(abs, updated); r != nil {
 		return r
 	}
-	plan.changes = append(plan.changes, files.Change{Path: abs, Data: []byte(updated), Prev: cur.content, Exists: true})
+	plan.changes = append(plan.changes, files.Change{Path: abs, Data: updated, Prev: cur.content, Exists: true})
 	plan.record(abs, textedit.OpUpdate, "", updated)
+	plan.partial[abs] = e.partial(abs)
 	from, to := e.diffLabels(abs, abs)
-	plan.diffs = append(plan.diffs, textedit.DiffStrings(from, to, string(cur.content), updated))
+	plan.diffs = append(plan.diffs, textedit.DiffStrings(from, to, cur.content, updated))
 	return nil
 }
 
@@ -68,12 +69,13 @@ func (e fileEnv) planMove(plan *patchPlan, abs, dest string, cur onDisk, updated
 		return r
 	}
 	plan.changes = append(plan.changes,
-		files.Change{Path: dest, Data: []byte(updated), Mode: cur.mode & files.KeptModeBits},
+		files.Change{Path: dest, Data: updated, Mode: cur.mode & files.KeptModeBits},
 		files.Change{Path: abs, Delete: true, Exists: true})
 	plan.record(dest, textedit.OpMove, abs, updated)
+	plan.partial[dest] = e.partial(abs) // the moved file is the one the model saw in part
 	plan.forget = append(plan.forget, abs)
 	from, to := e.diffLabels(abs, dest)
-	if d := textedit.DiffStrings(from, to, string(cur.content), updated); d != "" {
+	if d := textedit.DiffStrings(from, to, cur.content, updated); d != "" {
 		plan.diffs = append(plan.diffs, d)
 	} else {
 		plan.diffs = append(plan.diffs, "--- "+from+"\n+++ "+to+"\n")
@@ -83,7 +85,7 @@ func (e fileEnv) planMove(plan *patchPlan, abs, dest string, cur onDisk, updated
 
 // record adds a written file's version and entry.
 func (plan *patchPlan) record(abs, op, from, content string) {
-	plan.versions[abs] = readstate.Of([]byte(content))
+	plan.versions[abs] = readstate.OfString(content)
 	f := map[string]any{"path": abs, "op": op}
 	if from != "" {
 		f["from"] = from

@@ -5,6 +5,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"steerable.dev/sidecar/internal/codesearch"
 	"steerable.dev/sidecar/internal/files"
 	"steerable.dev/sidecar/internal/readstate"
 	"steerable.dev/sidecar/internal/sandbox"
@@ -31,11 +32,18 @@ type Deps struct {
 	// variable in serve posture, no search provider configured).
 	WebFetcher  *web.Fetcher
 	WebSearcher *web.Searcher
+	// Downloader is what bash can download a file with, for web_fetch's
+	// refusals of binary bodies: "curl", "wget", "python3" or "" (cmd looks
+	// on PATH at boot).
+	Downloader string
 	// File tools (registered when Files is set).
 	Files                  *files.Workspace
 	ReadState              *readstate.Store
 	RequireReadBeforeWrite bool  // the hard gate (STEERABLE_REQUIRE_READ_BEFORE_WRITE)
 	FileMaxBytes           int64 // STEERABLE_FILE_MAX_BYTES
+	// grep and glob's default ignore set (STEERABLE_SEARCH_IGNORE); nil:
+	// codesearch.DefaultIgnore.
+	SearchIgnore []string
 }
 
 // Builtins is the explicit list of built-in tools, registered with source
@@ -43,7 +51,7 @@ type Deps struct {
 // that builds its list from tool.list never advertises a broken tool.
 func Builtins(d Deps) []Tool {
 	var out []Tool
-	if d.Sandbox != nil && d.Files != nil {
+	if bashSandbox(d) != nil {
 		out = append(out, newBash(d))
 	}
 	if d.Registry != nil {
@@ -55,7 +63,7 @@ func Builtins(d Deps) []Tool {
 	}
 	out = append(out, NewAskUser(askHandler, d.AskUserTimeout, d.Log))
 	if d.WebFetcher != nil {
-		out = append(out, WebFetch(d.WebFetcher))
+		out = append(out, WebFetch(d.WebFetcher, Downloads{Sandbox: bashSandbox(d), Downloader: d.Downloader}))
 	}
 	if d.WebSearcher != nil {
 		out = append(out, WebSearch(d.WebSearcher))
@@ -63,5 +71,18 @@ func Builtins(d Deps) []Tool {
 	if d.Files != nil && d.ReadState != nil {
 		out = append(out, newReadFile(d), newWriteFile(d), newEditFile(d), newApplyPatch(d))
 	}
+	if d.Files != nil {
+		search := codesearch.New(d.Files, codesearch.Options{MaxFileBytes: d.FileMaxBytes, Ignore: d.SearchIgnore})
+		out = append(out, newGrep(search), newGlob(search))
+	}
 	return out
+}
+
+// bashSandbox is the sandbox bash runs under, or nil when bash is not
+// registered (it needs both the sandbox and the workspace).
+func bashSandbox(d Deps) *sandbox.Sandbox {
+	if d.Sandbox != nil && d.Files != nil {
+		return d.Sandbox
+	}
+	return nil
 }

@@ -35,14 +35,14 @@ func newEditFile(d Deps) Tool {
 	}, env.editFile)
 }
 
-func (e fileEnv) editFile(_ context.Context, _ Call, a editFileArgs) protocol.ToolResult {
+func (e fileEnv) editFile(ctx context.Context, _ Call, a editFileArgs) protocol.ToolResult {
 	abs, refused := e.resolve(a.Path)
 	if refused != nil {
 		return *refused
 	}
 	unlock := e.state.Lock(abs)
 	defer unlock()
-	cur, refused := e.load(abs)
+	cur, refused := e.load(ctx, abs)
 	switch {
 	case refused != nil:
 		return *refused
@@ -52,22 +52,25 @@ func (e fileEnv) editFile(_ context.Context, _ Call, a editFileArgs) protocol.To
 	if refused := e.gate(abs, cur, a.ExpectedVersion, false); refused != nil {
 		return *refused
 	}
-	old := string(cur.content)
-	reps, matches, err := textedit.Edits(old, a.Edits)
-	if err != nil {
+	old := cur.content
+	reps, matches, err := textedit.Edits(ctx, old, a.Edits)
+	switch {
+	case ctx.Err() != nil:
+		return cancelled(abs)
+	case err != nil:
 		return editFailure(abs, err)
 	}
 	updated := textedit.Apply(old, reps)
 	if r := e.checkSize(abs, updated); r != nil {
 		return *r
 	}
-	version := readstate.Of([]byte(updated))
+	version := readstate.OfString(updated)
 	if version != cur.version {
-		if _, err := e.ws.WriteFile(abs, []byte(updated)); err != nil {
+		if _, err := e.ws.WriteFile(abs, updated); err != nil {
 			return *fileFailure(abs, err)
 		}
 	}
-	e.state.Set(abs, readstate.Entry{Version: version})
+	e.refresh(abs, version)
 	from, to := e.diffLabels(abs, abs)
 	return OK(fmt.Sprintf("Edited %s (%s).", abs, plural(len(a.Edits), "edit")), map[string]any{
 		"path": abs, "version": version, "diff": clipDiff(textedit.Diff(from, to, old, reps)),

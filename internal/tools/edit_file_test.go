@@ -1,12 +1,16 @@
 package tools
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"steerable.dev/sidecar/protocol"
 )
 
 func edits(pairs ...string) []any {
@@ -93,4 +97,38 @@ func TestEditFileSizeLimit(t *testing.T) {
 	h.refused("edit_file", map[string]any{"path": "f.txt", "edits": edits("a", strings.Repeat("y", 100))}, "over the 1024-byte limit")
 	h.write("huge.txt", strings.Repeat("x", 2000))
 	h.refused("edit_file", map[string]any{"path": "huge.txt", "edits": edits("xxx", "y")}, "STEERABLE_FILE_MAX_BYTES")
+}
+
+func TestEditFileBlankPath(t *testing.T) {
+	h := newFileHarness(t)
+	h.refused("edit_file", map[string]any{"path": "  ", "edits": edits("a", "b")}, "path is empty")
+}
+
+// TestEditFileStopsWhenCancelled: a cancelled call stops matching, writes
+// nothing and releases the file's lock (the next call on it goes through).
+func TestEditFileStopsWhenCancelled(t *testing.T) {
+	h := newFileHarness(t)
+	content := strings.Repeat("\tsame line\n", 100_000)
+	h.write("same.txt", content)
+	h.read("same.txt")
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	old := strings.Repeat("\tsame line\n", 1000) + "other"
+	args, _ := json.Marshal(map[string]any{"path": "same.txt", "edits": edits(old, "x")})
+	res := h.d.Dispatch(ctx, Invocation{ToolCall: protocol.ToolCall{Name: "edit_file", Arguments: args}})
+	if res.Success || !strings.Contains(res.Error, "cancelled") || h.content("same.txt") != content {
+		t.Fatalf("cancelled edit = %+v", res)
+	}
+	done := make(chan protocol.ToolResult)
+	go func() {
+		done <- h.call("edit_file", map[string]any{"path": "same.txt", "edits": edits("same line\n\tsame line\n\tsame line\n\tsame line\n", "x")})
+	}()
+	select {
+	case res := <-done:
+		if res.Data["code"] != "ambiguous" {
+			t.Errorf("next edit = %+v", res)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("the file's lock is still held")
+	}
 }

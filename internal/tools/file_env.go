@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os/exec"
 	"strings"
+	"sync"
 
 	"steerable.dev/sidecar/internal/files"
 	"steerable.dev/sidecar/internal/readstate"
@@ -49,26 +51,35 @@ func (e fileEnv) resolve(p string) (string, *protocol.ToolResult) {
 type onDisk struct {
 	exists  bool
 	version string
-	content []byte // when loaded
+	content string // when loaded
 	mode    fs.FileMode
 }
 
 // load reads a file whole (edit_file, apply_patch updates), refusing one
-// over the size limit or one that is not text.
-func (e fileEnv) load(abs string) (onDisk, *protocol.ToolResult) {
+// over the size limit or one that is not text. Each pass over a large file
+// takes tens of milliseconds, so the context is checked between them.
+func (e fileEnv) load(ctx context.Context, abs string) (onDisk, *protocol.ToolResult) {
 	b, fi, err := e.ws.ReadFile(abs, e.maxBytes)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return onDisk{}, nil
 	case err != nil:
 		return onDisk{}, fileFailure(abs, err)
+	case ctx.Err() != nil:
+		r := cancelled(abs)
+		return onDisk{}, &r
 	}
 	var nt *files.NotTextError
 	if errors.As(files.CheckText(b), &nt) {
-		r := notText(abs, nt, int64(len(b)))
+		r := e.notText(abs, nt, int64(len(b)))
 		return onDisk{}, &r
 	}
-	return onDisk{exists: true, version: readstate.Of(b), content: b, mode: fi.Mode()}, nil
+	version, err := readstate.OfStringContext(ctx, b)
+	if err != nil {
+		r := cancelled(abs)
+		return onDisk{}, &r
+	}
+	return onDisk{exists: true, version: version, content: b, mode: fi.Mode()}, nil
 }
 
 // hash finds a file's version without holding it in memory (write_file,
@@ -82,11 +93,33 @@ func (e fileEnv) hash(ctx context.Context, abs string) (onDisk, *protocol.ToolRe
 		return onDisk{}, fileFailure(abs, err)
 	}
 	defer f.Close()
-	v, err := readstate.OfReader(files.WithContext(ctx, f))
-	if err != nil {
+	h := readstate.NewHasher()
+	if err := files.Hash(ctx, h, f, fi.Size()); err != nil {
 		return onDisk{}, fileFailure(abs, err)
 	}
-	return onDisk{exists: true, version: v, mode: fi.Mode()}, nil
+	return onDisk{exists: true, version: h.Version(), mode: fi.Mode()}, nil
+}
+
+// refresh records the version an edit or a patch left abs at. A partial
+// view stays partial: the edit changed what it quoted, and the text the
+// model never saw is still unseen (SPEC §4.1, gate 3).
+func (e fileEnv) refresh(abs, version string) {
+	e.state.Set(abs, readstate.Entry{Version: version, Partial: e.partial(abs)})
+}
+
+// partial reports whether the session's last read of abs was partial.
+func (e fileEnv) partial(abs string) bool {
+	tracked, _ := e.state.Get(abs)
+	return tracked.Partial
+}
+
+// cancelled is the result of a call stopped by its context before it
+// wrote anything; the host sees the cancellation itself, this only keeps
+// the lock from being held for nothing.
+func cancelled(abs string) protocol.ToolResult {
+	r := Followup("the call was cancelled; %s was not changed", abs)
+	r.Data = map[string]any{"path": abs}
+	return r
 }
 
 // checkSize refuses a result over the size limit.
@@ -113,11 +146,34 @@ func fileFailure(abs string, err error) *protocol.ToolResult {
 	return &r
 }
 
-// notText refuses binary content; no version is recorded.
-func notText(abs string, nt *files.NotTextError, size int64) protocol.ToolResult {
-	r := Followup("%s is not a text file (%s, %d bytes, %s): the file tools handle UTF-8 text only; inspect or change it with bash (file, xxd, a script)", abs, nt.Type, size, nt.Reason)
+// notText refuses binary content; no version is recorded. The hint names
+// commands that exist wherever bash runs (od and head are in every
+// coreutils and busybox; file and xxd are missing from the Docker image),
+// and python3 only where it is installed.
+func (e fileEnv) notText(abs string, nt *files.NotTextError, size int64) protocol.ToolResult {
+	q := shellQuote(e.ws.Rel(abs))
+	hint := fmt.Sprintf("inspect it with bash (head -c 512 %s | od -A d -c, or od -A d -t x1 %s | head -n 20)", q, q)
+	if hasPython3() {
+		hint += " and change it with a python3 script"
+	}
+	r := Followup("%s is not a text file (%s, %d bytes, %s): the file tools handle UTF-8 text only; %s", abs, nt.Type, size, nt.Reason, hint)
 	r.Data = map[string]any{"path": abs, "bytes": size, "type": nt.Type}
 	return r
+}
+
+// hasPython3 reports whether python3 is on the PATH bash runs with, looked
+// up once, at the first refusal that would name it.
+var hasPython3 = sync.OnceValue(func() bool {
+	_, err := exec.LookPath("python3")
+	return err == nil
+})
+
+// shellQuote quotes a path for a bash command line where it needs it.
+func shellQuote(p string) string {
+	if p != "" && strings.Trim(p, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-/+") == "" {
+		return p
+	}
+	return "'" + strings.ReplaceAll(p, "'", `'\''`) + "'"
 }
 
 // diffLabels name the two sides of a diff git-style (a/rel, b/rel) for

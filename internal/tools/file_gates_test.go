@@ -2,6 +2,7 @@ package tools
 
 import (
 	"os"
+	"strings"
 	"testing"
 	"time"
 
@@ -62,6 +63,7 @@ func TestGates(t *testing.T) {
 		{"vanished since read: a plain create", false, []setup{read, remove}, "write_file", write(""), true, ""},
 		{"vanished since read, expectedVersion: conflict", false, []setup{read, remove}, "write_file", write(version(orig)), true, "conflict"},
 	}
+	partialAfter := map[string]bool{"partial read: edit allowed": true}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var h *fileHarness
@@ -82,8 +84,10 @@ func TestGates(t *testing.T) {
 				if !res.Success {
 					t.Fatalf("refused: %s", res.Error)
 				}
-				if e, _ := h.state.Get(h.abs("f.txt")); e.Version != res.Data["version"] || e.Partial {
-					t.Errorf("state after the write = %+v, want version %v, not partial", e, res.Data["version"])
+				// An edit keeps a partial view partial; a whole write clears it.
+				wantPartial := partialAfter[tt.name]
+				if e, _ := h.state.Get(h.abs("f.txt")); e.Version != res.Data["version"] || e.Partial != wantPartial {
+					t.Errorf("state after the write = %+v, want version %v, partial %v", e, res.Data["version"], wantPartial)
 				}
 				return
 			}
@@ -122,4 +126,48 @@ func TestTouchIsNoConflict(t *testing.T) {
 	future := time.Now().Add(time.Hour)
 	os.Chtimes(h.abs("f.txt"), future, future)
 	h.ok("edit_file", map[string]any{"path": "f.txt", "edits": []any{map[string]any{"oldText": "same", "newText": "new"}}})
+}
+
+// TestPartialViewSurvivesEdits is the data-loss case of issue 10: read a
+// file over 100,000 characters (partial), change one line with edit_file or
+// apply_patch, then overwrite it whole with write_file. The whole write
+// must still be refused (the middle was never seen), with the file intact;
+// after a full read it goes through.
+func TestPartialViewSurvivesEdits(t *testing.T) {
+	big := "first line\n" + strings.Repeat("unseen middle line\n", 10_000) + "last line\n"
+	changes := map[string]func(h *fileHarness){
+		"edit_file": func(h *fileHarness) {
+			h.ok("edit_file", map[string]any{"path": "big.txt", "edits": edits("first line", "FIRST line")})
+		},
+		"apply_patch": func(h *fileHarness) {
+			h.ok("apply_patch", map[string]any{"patch": "*** Begin Patch\n*** Update File: big.txt\n-first line\n+FIRST line\n*** End Patch"})
+		},
+		"apply_patch move": func(h *fileHarness) {
+			h.ok("apply_patch", map[string]any{"patch": "*** Begin Patch\n*** Update File: big.txt\n*** Move to: moved.txt\n-first line\n+FIRST line\n*** End Patch"})
+			h.ok("apply_patch", map[string]any{"patch": "*** Begin Patch\n*** Update File: moved.txt\n*** Move to: big.txt\n-last line\n+last line\n*** End Patch"})
+		},
+	}
+	for name, change := range changes {
+		t.Run(name, func(t *testing.T) {
+			h := newFileHarness(t)
+			h.write("big.txt", big)
+			if res := h.ok("read_file", map[string]any{"path": "big.txt"}); res.Data["partial"] != true {
+				t.Fatal("the read is not partial")
+			}
+			change(h)
+			edited := h.content("big.txt")
+			res := h.refused("write_file", map[string]any{"path": "big.txt", "content": "overwritten\n"}, "only part of")
+			if res.Data["code"] != codePartialRead || h.content("big.txt") != edited {
+				t.Fatalf("code %v; the file changed: %v", res.Data["code"], h.content("big.txt") != edited)
+			}
+			h.ok("read_file", map[string]any{"path": "big.txt", "offset": 1, "limit": 5}) // still partial
+			h.refused("write_file", map[string]any{"path": "big.txt", "content": "overwritten\n"}, "only part of")
+			h.write("big.txt", "small now\n") // a full read clears the flag
+			h.read("big.txt")
+			h.ok("write_file", map[string]any{"path": "big.txt", "content": "overwritten\n"})
+			if e, _ := h.state.Get(h.abs("big.txt")); e.Partial {
+				t.Error("a write_file the gates allowed left the flag set")
+			}
+		})
+	}
 }

@@ -18,7 +18,7 @@ import (
 // fileHarness runs the file tools through the real dispatcher on a
 // temporary workspace.
 type fileHarness struct {
-	t     *testing.T
+	t     testing.TB
 	dir   string // the workspace, symlinks resolved
 	state *readstate.Store
 	ws    *files.Workspace
@@ -30,7 +30,7 @@ type harnessOpt func(*Deps)
 func noReadGate(d *Deps)          { d.RequireReadBeforeWrite = false }
 func maxBytes(n int64) harnessOpt { return func(d *Deps) { d.FileMaxBytes = n } }
 
-func newFileHarness(t *testing.T, opts ...harnessOpt) *fileHarness {
+func newFileHarness(t testing.TB, opts ...harnessOpt) *fileHarness {
 	t.Helper()
 	dir, err := filepath.EvalSymlinks(t.TempDir())
 	if err != nil {

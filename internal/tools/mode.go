@@ -36,10 +36,14 @@ var prefixModes = []struct {
 // Classify resolves a tool's mode: the declared mode (registration, or an MCP
 // plugin's annotations mapped by the caller), then the exact-name table, then
 // the prefix rules, else local: unknown effects require consent (fail safe).
+// Names and prefixes are compared ignoring case: DELETE_USER is as
+// destructive as delete_user, and Get_User reads like get_user. (Tool names
+// are ASCII, so this is ASCII case folding.)
 func Classify(name string, declared protocol.Mode) protocol.Mode {
 	if declared != "" {
 		return declared
 	}
+	name = strings.ToLower(name)
 	if m, ok := exactModes[name]; ok {
 		return m
 	}

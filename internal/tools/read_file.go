@@ -51,11 +51,11 @@ func (e fileEnv) readFile(ctx context.Context, _ Call, a readFileArgs) protocol.
 	}
 	defer f.Close()
 	h := readstate.NewHasher()
-	text, err := files.ScanText(files.WithContext(ctx, f), h, files.ScanOptions{Offset: a.Offset, Limit: a.Limit})
+	text, err := files.ScanText(files.WithContext(ctx, f), h, files.ScanOptions{Offset: a.Offset, Limit: a.Limit, SizeHint: fi.Size()})
 	var nt *files.NotTextError
 	switch {
 	case errors.As(err, &nt):
-		return notText(abs, nt, fi.Size())
+		return e.notText(abs, nt, fi.Size())
 	case err != nil:
 		return *fileFailure(abs, err)
 	case a.Offset > max(text.TotalLines, 1):

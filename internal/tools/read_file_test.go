@@ -82,6 +82,7 @@ func TestReadFileRefusals(t *testing.T) {
 		{"escape/secret", "path escapes the workspace"},
 		{"a\x00b", "NUL byte"},
 		{"", "the path is empty"},
+		{" \t ", "the path is empty"},
 		{"bin.dat", "is not a text file (application/zip, 12 bytes, NUL bytes)"},
 		{"latin1.txt", "is not a text file (text/plain; charset=utf-8, 5 bytes, invalid UTF-8)"},
 	}

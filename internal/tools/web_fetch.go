@@ -21,13 +21,14 @@ const webFetchSchema = `{"type":"object","properties":{
 "required":["url"],"additionalProperties":false}`
 
 // WebFetch is web_fetch (SPEC §4.3): the checks and bounds live in
-// web.Fetcher; this file maps its outcomes to results.
-func WebFetch(f *web.Fetcher) Tool {
+// web.Fetcher; this file maps its outcomes to results, and dl completes a
+// refusal of a binary body with what this session can download it with.
+func WebFetch(f *web.Fetcher, dl Downloads) Tool {
 	return New(protocol.ToolDescriptor{
 		Name: "web_fetch",
 		Description: "Fetch a public web page over http(s) and return its content (HTML as Markdown by default). " +
 			"Same-origin redirects are followed; a redirect to another origin is reported in data.redirect_to, not followed. " +
-			"Text content only: for binary files use bash with curl. Private, loopback and link-local addresses are refused.",
+			"Text content only: a binary file is refused, saying how this session can download it, if it can. Private, loopback and link-local addresses are refused.",
 		Mode: protocol.ModeRead, Exposure: protocol.ExposureDirect,
 		Parameters: json.RawMessage(webFetchSchema),
 	}, func(ctx context.Context, _ Call, a webFetchArgs) protocol.ToolResult {
@@ -37,7 +38,7 @@ func WebFetch(f *web.Fetcher) Tool {
 		}
 		page, err := f.Fetch(ctx, a.URL, format)
 		if err != nil {
-			return webFetchFailure(a.URL, err)
+			return webFetchFailure(a.URL, err, dl)
 		}
 		return webFetchResult(page)
 	})
@@ -63,11 +64,18 @@ func webFetchResult(p *web.Page) protocol.ToolResult {
 	return OK(msg, data)
 }
 
-func webFetchFailure(url string, err error) protocol.ToolResult {
+func webFetchFailure(url string, err error, dl Downloads) protocol.ToolResult {
 	data := map[string]any{"url": url}
 	var re *web.RedirectError
-	if errors.As(err, &re) {
+	var se *web.StatusError
+	var ce *web.ContentError
+	switch {
+	case errors.As(err, &re):
 		data["redirect_to"] = re.To
+	case errors.As(err, &se):
+		data["status"] = se.Status
+	case errors.As(err, &ce) && ce.Download:
+		err = fmt.Errorf("%w; %s", err, dl.hint(ce.Encoding))
 	}
 	return webFailure("web_fetch", err, data)
 }

@@ -54,6 +54,9 @@ func TestWebFetchTool(t *testing.T) {
 			_, _ = w.Write([]byte("<h1>Title</h1><p>text</p>"))
 		case "/away":
 			http.Redirect(w, r, "https://elsewhere.example/x", http.StatusFound)
+		case "/nolocation":
+			w.WriteHeader(http.StatusFound)
+			_, _ = w.Write([]byte("a redirect's body"))
 		case "/missing":
 			w.Header().Set("Content-Type", "text/plain")
 			w.WriteHeader(http.StatusNotFound)
@@ -77,6 +80,12 @@ func TestWebFetchTool(t *testing.T) {
 	got = invokeWeb(d, "web_fetch", `{"url":"`+base+`/away","format":"raw"}`)
 	if got.Success || !got.NeedsFollowup || got.Data["redirect_to"] != "https://elsewhere.example/x" || got.Data["kind"] != "cross_origin_redirect" {
 		t.Errorf("cross-origin redirect: %+v", got)
+	}
+
+	got = invokeWeb(d, "web_fetch", `{"url":"`+base+`/nolocation"}`)
+	if got.Success || !got.NeedsFollowup || got.Data["status"] != 302 || got.Data["kind"] != "redirect_status" ||
+		!strings.Contains(got.Error, "HTTP 302 (Found) without a Location header") || got.Data["content"] != nil {
+		t.Errorf("302 without Location: %+v", got)
 	}
 
 	got = invokeWeb(d, "web_fetch", `{"url":"`+base+`/missing"}`)

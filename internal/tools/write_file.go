@@ -47,21 +47,20 @@ func (e fileEnv) writeFile(ctx context.Context, _ Call, a writeFileArgs) protoco
 	if refused := e.gate(abs, cur, a.ExpectedVersion, true); refused != nil {
 		return *refused
 	}
-	data := []byte(a.Content)
-	version := readstate.Of(data)
+	version := readstate.OfString(a.Content)
 	created := !cur.exists
 	if cur.version != version { // identical content: nothing to write
 		var err error
-		if created, err = e.ws.WriteFile(abs, data); err != nil {
+		if created, err = e.ws.WriteFile(abs, a.Content); err != nil {
 			return *fileFailure(abs, err)
 		}
 	}
-	e.state.Set(abs, readstate.Entry{Version: version})
+	e.state.Set(abs, readstate.Entry{Version: version}) // a whole write the gates allowed: the model has seen it all
 	verb := "Wrote"
 	if created {
 		verb = "Created"
 	}
-	return OK(fmt.Sprintf("%s %s (%d bytes).", verb, abs, len(data)), map[string]any{
-		"path": abs, "version": version, "created": created, "bytes": len(data),
+	return OK(fmt.Sprintf("%s %s (%d bytes).", verb, abs, len(a.Content)), map[string]any{
+		"path": abs, "version": version, "created": created, "bytes": len(a.Content),
 	})
 }

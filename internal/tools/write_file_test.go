@@ -43,6 +43,7 @@ func TestWriteFileRefusals(t *testing.T) {
 	os.Mkdir(h.abs("dir"), 0o755)
 	h.refused("write_file", map[string]any{"path": "dir", "content": "x"}, "is a directory")
 	h.refused("write_file", map[string]any{"path": "../x", "content": "x"}, "path escapes the workspace")
+	h.refused("write_file", map[string]any{"path": "   ", "content": "x"}, "path is empty") // not a file named three spaces
 	h.refused("write_file", map[string]any{"path": "big", "content": strings.Repeat("x", 1025)}, "over the 1024-byte limit (STEERABLE_FILE_MAX_BYTES)")
 	h.refused("write_file", map[string]any{"path": "f", "content": "x", "expectedVersion": "nope"}, "/expectedVersion")
 	if diff := cmp.Diff([]string{"dir"}, h.entries()); diff != "" {

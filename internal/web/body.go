@@ -15,7 +15,15 @@ import (
 )
 
 // ContentError is a response web_fetch will not read as text.
-type ContentError struct{ Reason string }
+type ContentError struct {
+	Reason string
+	// Download is set when the body is fine but not text web_fetch reads (a
+	// binary type, an encoding it does not decode): the fix is to download
+	// it, and the tools layer, which knows what this session can run, says
+	// how. Encoding is the Content-Encoding when that was the reason.
+	Download bool
+	Encoding string
+}
 
 func (e *ContentError) Error() string { return e.Reason }
 
@@ -26,11 +34,11 @@ func (e *ContentError) Error() string { return e.Reason }
 func (f *Fetcher) read(ctx context.Context, resp *http.Response, format, base string) (*Page, error) {
 	page := &Page{Status: resp.StatusCode, ContentType: resp.Header.Get("Content-Type")}
 	if ce := resp.Header.Get("Content-Encoding"); ce != "" && !strings.EqualFold(ce, "identity") {
-		return page, &ContentError{fmt.Sprintf("the body is %q-encoded, which web_fetch does not decode; use bash with curl --compressed", ce)}
+		return page, &ContentError{Reason: fmt.Sprintf("the body is %q-encoded, which web_fetch does not decode", ce), Download: true, Encoding: ce}
 	}
 	mt, params, _ := mime.ParseMediaType(page.ContentType)
 	if mt != "" && !isText(mt) {
-		return page, &ContentError{nonText(mt, "")}
+		return page, nonText(mt, "")
 	}
 	body, truncated, err := readCapped(resp.Body, f.cfg.FetchMaxBytes, resp.ContentLength)
 	page.Bytes, page.Truncated = int64(len(body)), truncated
@@ -40,7 +48,7 @@ func (f *Fetcher) read(ctx context.Context, resp *http.Response, format, base st
 	if mt == "" {
 		sniffed := http.DetectContentType([]byte(body[:min(len(body), 512)]))
 		if mt, params, _ = mime.ParseMediaType(sniffed); !isText(mt) {
-			return page, &ContentError{nonText(mt, " (sniffed: the server sent no Content-Type)")}
+			return page, nonText(mt, " (sniffed: the server sent no Content-Type)")
 		}
 		page.ContentType = sniffed
 	}
@@ -84,7 +92,7 @@ func readCapped(r io.Reader, max, announced int64) (string, bool, error) {
 	body := bytesToString(buf)
 	switch {
 	case errors.Is(err, io.ErrUnexpectedEOF) && announced > 0:
-		return body, false, &ContentError{fmt.Sprintf("the server announced %d bytes (Content-Length) but closed the connection after %d; the response is incomplete, try again", announced, len(buf))}
+		return body, false, &ContentError{Reason: fmt.Sprintf("the server announced %d bytes (Content-Length) but closed the connection after %d; the response is incomplete, try again", announced, len(buf))}
 	case err == io.EOF:
 		return body, false, nil
 	case err != nil:
@@ -119,8 +127,8 @@ func isText(mt string) bool {
 	return false
 }
 
-func nonText(mt, how string) string {
-	return fmt.Sprintf("web_fetch reads text only and this response is %s%s; to download it, use bash with curl (curl -fsSL -o FILE URL)", mt, how)
+func nonText(mt, how string) *ContentError {
+	return &ContentError{Reason: fmt.Sprintf("web_fetch reads text only and this response is %s%s", mt, how), Download: true}
 }
 
 // decodeCharset returns the body as UTF-8. The declared charset decides;

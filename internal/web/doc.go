@@ -68,8 +68,10 @@
 // The fetch timeout covers the whole call, body included (slow-loris
 // servers end there); the body is streamed up to fetch_max_bytes, after
 // decompression (gzip bombs end there) and then marked truncated; redirects
-// are same-origin only and capped; non-text content types are refused with
-// a pointer at bash and curl; charsets are decoded to UTF-8 with invalid
+// are same-origin only and capped, and a 3xx that cannot be followed (no
+// Location, 300, 304, …) is a StatusError, never a page; non-text content
+// types are refused as a ContentError whose Download flag lets the tools
+// layer say how, if at all, the session can download them; charsets are decoded to UTF-8 with invalid
 // bytes replaced; HTML nesting more than the parser's 512 open elements
 // (which also bounds the Markdown converter's recursion) is rendered as
 // plain text by the streaming tokenizer.

@@ -79,6 +79,9 @@ func NewFetcher(cfg Config, n Net, log zerolog.Logger) (*Fetcher, error) {
 // Posture describes the egress posture, for checks.web.
 func (f *Fetcher) Posture() string { return f.egress.Describe() }
 
+// Policy is the domain policy in force, its lists canonical.
+func (f *Fetcher) Policy() Policy { return f.policy }
+
 // EgressProblem is the misconfiguration every call will report, if any.
 func (f *Fetcher) EgressProblem() error { return f.egress.check() }
 
@@ -130,11 +133,14 @@ func (f *Fetcher) follow(ctx context.Context, t Target) (*http.Response, Target,
 		if err != nil {
 			return nil, t, err
 		}
-		loc := resp.Header.Get("Location")
-		if !isRedirect(resp.StatusCode) || loc == "" {
+		if resp.StatusCode/100 != 3 {
 			return resp, t, nil
 		}
 		discard(resp.Body)
+		loc := resp.Header.Get("Location")
+		if !isRedirect(resp.StatusCode) || loc == "" {
+			return nil, t, &StatusError{URL: t.URL.String(), Status: resp.StatusCode, Location: resolve(t, loc)}
+		}
 		next, err := f.redirect(t, loc)
 		if err != nil {
 			return nil, t, err
@@ -194,6 +200,16 @@ func (f *Fetcher) redirect(from Target, loc string) (Target, error) {
 	return next, nil
 }
 
+// resolve makes a Location absolute against the URL it came from; one that
+// does not parse is dropped ("").
+func resolve(from Target, loc string) string {
+	ref, err := url.Parse(loc)
+	if err != nil || loc == "" {
+		return ""
+	}
+	return from.URL.ResolveReference(ref).String()
+}
+
 // discard drains a little of a redirect's body so the connection can be
 // reused, then closes it.
 func discard(body io.ReadCloser) {
@@ -208,6 +224,34 @@ type RedirectError struct{ From, To string }
 
 func (e *RedirectError) Error() string {
 	return fmt.Sprintf("%s redirects to another origin, %s; it was not followed: call web_fetch with that URL if you want it", e.From, e.To)
+}
+
+// StatusError is a 3xx response that is no page and no redirect web_fetch
+// can follow (RFC 9110 §15.4): a redirect without a Location, 300 Multiple
+// Choices, 304 Not Modified (web_fetch never asks conditionally), the
+// obsolete 305 and 306, and codes RFC 9110 does not define.
+type StatusError struct {
+	URL      string
+	Status   int
+	Location string // absolute; "" when absent or unparseable
+}
+
+func (e *StatusError) Error() string {
+	code := fmt.Sprintf("HTTP %d", e.Status)
+	if text := http.StatusText(e.Status); text != "" {
+		code += " (" + text + ")"
+	}
+	switch {
+	case isRedirect(e.Status):
+		return fmt.Sprintf("%s answered %s without a Location header: it redirects but does not say where, so there is no page to return; try another URL of the site or another source", e.URL, code)
+	case e.Status == http.StatusMultipleChoices && e.Location != "":
+		return fmt.Sprintf("%s answered %s: it offers several representations instead of a page; its preferred one is %s: call web_fetch with that URL", e.URL, code, e.Location)
+	case e.Status == http.StatusMultipleChoices:
+		return fmt.Sprintf("%s answered %s: it offers several representations instead of a page and names none; try a more specific URL", e.URL, code)
+	case e.Status == http.StatusNotModified:
+		return fmt.Sprintf("%s answered %s although web_fetch sent no conditional request: the response holds no page; try again later or another source", e.URL, code)
+	}
+	return fmt.Sprintf("%s answered %s, a redirection web_fetch cannot follow; the response holds no page", e.URL, code)
 }
 
 // RedirectLimitError is a chain longer than fetch_max_redirects.
@@ -252,7 +296,8 @@ func (f *Fetcher) explain(ctx context.Context, err error, t Target, received int
 	var re *RedirectError
 	var rl *RedirectLimitError
 	var ce *ContentError
-	if errors.As(err, &re) || errors.As(err, &rl) || errors.As(err, &ce) {
+	var se *StatusError
+	if errors.As(err, &re) || errors.As(err, &rl) || errors.As(err, &ce) || errors.As(err, &se) {
 		return err
 	}
 	return fmt.Errorf("fetching %s failed: %v", t.URL, unwrapURL(err))

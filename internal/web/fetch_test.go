@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -51,7 +52,7 @@ func TestFetchTextTypes(t *testing.T) {
 		{"application/ld+json", `{}`, ""},
 		{"image/svg+xml", `<svg/>`, ""},
 		{"text/markdown; charset=utf-8", "# md", ""},
-		{"image/png", "\x89PNG\r\n\x1a\n", "this response is image/png; to download it, use bash with curl"},
+		{"image/png", "\x89PNG\r\n\x1a\n", "web_fetch reads text only and this response is image/png"},
 		{"application/pdf", "%PDF-1.4", "application/pdf"},
 		{"application/octet-stream", "x", "application/octet-stream"},
 		{"", "just some words", ""},
@@ -75,6 +76,13 @@ func TestFetchTextTypes(t *testing.T) {
 			t.Errorf("%q: content %q", c.ct, p.Content)
 		case c.refused != "" && (err == nil || !strings.Contains(err.Error(), c.refused)):
 			t.Errorf("%q: got %v; want %q", c.ct, err, c.refused)
+		case c.refused != "":
+			// The web package names no tool: the tools layer knows which
+			// exist in this session and adds how to download.
+			var ce *web.ContentError
+			if !errors.As(err, &ce) || !ce.Download || ce.Encoding != "" || strings.Contains(err.Error(), "bash") {
+				t.Errorf("%q: %#v; want a ContentError to download, naming no tool", c.ct, err)
+			}
 		}
 	}
 }
@@ -114,9 +122,9 @@ func TestFetchRedirects(t *testing.T) {
 	if err != nil || p.Content != "final x=1" || p.FinalURL != s.at("site.test", "/c?x=1") || p.URL != s.at("site.test", "/a") {
 		t.Errorf("same-origin chain: %+v, %v", p, err)
 	}
-	p, err = fetch(t, f, s.at("site.test", "/nolocation"), "")
-	if err != nil || p.Status != http.StatusFound || p.Content != "no location" {
-		t.Errorf("redirect without Location: %+v, %v", p, err)
+	var se *web.StatusError
+	if p, err = fetch(t, f, s.at("site.test", "/nolocation"), ""); !errors.As(err, &se) || p != nil {
+		t.Errorf("redirect without Location: %+v, %v; want a StatusError", p, err)
 	}
 	var re *web.RedirectError
 	for path, to := range map[string]string{
@@ -215,8 +223,10 @@ func TestFetchGzipBomb(t *testing.T) {
 		w.Header().Set("Content-Encoding", "br")
 		_, _ = w.Write([]byte{0x1b, 0x03})
 	}))
-	if _, err := fetch(t, newFetcher(t, cfg, n), br.at("site.test", "/"), ""); err == nil || !strings.Contains(err.Error(), `"br"-encoded`) {
-		t.Errorf("br body: %v", err)
+	_, err = fetch(t, newFetcher(t, cfg, n), br.at("site.test", "/"), "")
+	var ce *web.ContentError
+	if !errors.As(err, &ce) || !strings.Contains(err.Error(), `"br"-encoded`) || !ce.Download || ce.Encoding != "br" {
+		t.Errorf("br body: %#v", err)
 	}
 }
 
@@ -413,5 +423,64 @@ func TestFetchConcurrent(t *testing.T) {
 		if err := <-errs; err != nil {
 			t.Error(err)
 		}
+	}
+}
+
+// TestFetchRedirectionWithoutPage: a 3xx that web_fetch cannot follow is an
+// error naming the status and what is missing, never a page (issue 10: a
+// 302 without Location, a 304 or a 300 came back as success with the
+// redirect's body as content).
+func TestFetchRedirectionWithoutPage(t *testing.T) {
+	s := newServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		q := r.URL.Query()
+		if loc, ok := q["loc"]; ok {
+			w.Header()["Location"] = loc // set raw: blanks and relative forms as sent
+		}
+		code, _ := strconv.Atoi(q.Get("code"))
+		w.Header().Set("Content-Type", "text/html")
+		w.WriteHeader(code)
+		_, _ = w.Write([]byte("<p>choose one</p>"))
+	}))
+	_, n := testNet()
+	f := newFetcher(t, testConfig(), n)
+	base := s.at("site.test", "/")
+	tests := []struct {
+		query string
+		want  string // substring of the error
+	}{
+		{"code=301", "answered HTTP 301 (Moved Permanently) without a Location header"},
+		{"code=302", "answered HTTP 302 (Found) without a Location header: it redirects but does not say where"},
+		{"code=303", "HTTP 303 (See Other) without a Location header"},
+		{"code=307", "HTTP 307 (Temporary Redirect) without a Location header"},
+		{"code=308", "HTTP 308 (Permanent Redirect) without a Location header"},
+		{"code=302&loc=%20%09%20", "HTTP 302 (Found) without a Location header"}, // blank is absent
+		{"code=302&loc=", "HTTP 302 (Found) without a Location header"},
+		{"code=300", "HTTP 300 (Multiple Choices): it offers several representations instead of a page and names none"},
+		{"code=300&loc=/en", "its preferred one is " + s.at("site.test", "/en") + ": call web_fetch with that URL"},
+		{"code=300&loc=http://other.test/x", "its preferred one is http://other.test/x"},
+		{"code=304", "HTTP 304 (Not Modified) although web_fetch sent no conditional request"},
+		{"code=304&loc=/elsewhere", "HTTP 304 (Not Modified)"},
+		{"code=305&loc=/proxy", "HTTP 305 (Use Proxy), a redirection web_fetch cannot follow"},
+		{"code=306", "HTTP 306, a redirection web_fetch cannot follow"},
+		{"code=399&loc=/x", "HTTP 399, a redirection web_fetch cannot follow"},
+	}
+	for _, tc := range tests {
+		url := base + "?" + tc.query
+		p, err := fetch(t, f, url, "")
+		var se *web.StatusError
+		switch {
+		case p != nil:
+			t.Errorf("%s: returned a page (status %d, %q); want an error", tc.query, p.Status, p.Content)
+		case !errors.As(err, &se):
+			t.Errorf("%s: got %v; want a StatusError", tc.query, err)
+		case !strings.Contains(err.Error(), tc.want) || !strings.HasPrefix(err.Error(), url+" answered"):
+			t.Errorf("%s: error %q; want it to start with the URL and contain %q", tc.query, err, tc.want)
+		case web.Kind(err) != "redirect_status":
+			t.Errorf("%s: kind %q", tc.query, web.Kind(err))
+		}
+	}
+	// Every refusal drained and reused its connection.
+	if c := s.conns.Load(); c != 1 {
+		t.Errorf("%d connections for %d requests; want 1 (kept alive)", c, len(tests))
 	}
 }

@@ -14,6 +14,7 @@ func Kind(err error) string {
 		rl *RedirectLimitError
 		te *TimeoutError
 		ce *ContentError
+		se *StatusError
 	)
 	switch {
 	case errors.Is(err, ErrEgressMisconfigured):
@@ -34,6 +35,8 @@ func Kind(err error) string {
 		return "cross_origin_redirect"
 	case errors.As(err, &rl):
 		return "redirect_limit"
+	case errors.As(err, &se):
+		return "redirect_status"
 	case errors.As(err, &te), errors.Is(err, context.DeadlineExceeded):
 		return "timeout"
 	case errors.As(err, &ce):

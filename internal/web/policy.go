@@ -6,6 +6,7 @@ import (
 	"net/netip"
 	"net/url"
 	"strings"
+	"unicode/utf8"
 )
 
 // ErrDomainRefused is wrapped by every domain-policy refusal.
@@ -32,11 +33,14 @@ type Policy struct {
 	AllowedVar, BlockedVar string
 }
 
-// NewPolicy canonicalises the lists: entries are trimmed, lowercased, their
-// trailing dot dropped, IDNs converted to punycode; empty entries are
-// ignored. A scheme or path pasted into an entry ("https://x.com/") is
-// reduced to its host. An entry that is no valid host is returned as an
-// error naming it.
+// NewPolicy canonicalises the lists: entries are trimmed of surrounding
+// white space, lowercased, their trailing dot dropped, IDNs converted to
+// punycode; empty entries are ignored. Since an entry always covers its
+// subdomains, the other lists' spellings of "and its subdomains" mean the
+// same here: "*.example.com" (wildcards) and ".example.com" (cookies,
+// NO_PROXY) are example.com. A scheme or path pasted into an entry
+// ("https://x.com/") is reduced to its host. An entry that is no valid host
+// is returned as an error naming it.
 func NewPolicy(allowed, blocked []string, allowedVar, blockedVar string) (Policy, error) {
 	a, err := canonicalDomains(allowed, allowedVar)
 	if err != nil {
@@ -51,24 +55,41 @@ func NewPolicy(allowed, blocked []string, allowedVar, blockedVar string) (Policy
 
 func canonicalDomains(list []string, from string) ([]string, error) {
 	var out []string
-	for _, d := range list {
-		d = strings.TrimSpace(d)
-		if d == "" {
+	for _, entry := range list {
+		entry = strings.TrimSpace(entry)
+		if entry == "" {
 			continue
 		}
+		d := entry
 		if strings.Contains(d, "://") {
 			if u, err := url.Parse(d); err == nil && u.Hostname() != "" {
 				d = u.Hostname()
 			}
 		}
-		d = strings.TrimPrefix(d, "*.")
+		d = trimSubdomainMark(d)
 		h, _, err := canonicalHost(strings.Trim(d, "[]"), strings.HasPrefix(d, "["))
 		if err != nil {
-			return nil, fmt.Errorf("%s: entry %q: %v", from, d, err)
+			return nil, fmt.Errorf("%s: entry %q: %v", from, entry, err)
 		}
 		out = append(out, h)
 	}
 	return out, nil
+}
+
+// trimSubdomainMark drops one leading "*." or "." from an entry. The dot
+// may be any full stop the IDNA mapping reads as one (。．｡), as in the rest
+// of the name; "..x" keeps a dot and stays invalid, and "*x" is no mark.
+func trimSubdomainMark(d string) string {
+	rest := strings.TrimPrefix(d, "*")
+	if r, size := utf8.DecodeRuneInString(rest); isFullStop(r) {
+		return rest[size:]
+	}
+	return d
+}
+
+// isFullStop reports the characters UTS #46 maps to a label separator.
+func isFullStop(r rune) bool {
+	return r == '.' || r == '\u3002' || r == '\uff0e' || r == '\uff61'
 }
 
 // Check refuses a canonical host that is blocked or, with a non-empty

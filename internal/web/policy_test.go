@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"steerable.dev/sidecar/internal/web"
 )
 
@@ -79,6 +81,86 @@ func TestPolicyCheckURL(t *testing.T) {
 	} {
 		if err := p.CheckURL(url); (err == nil) != ok {
 			t.Errorf("CheckURL(%q) = %v; want ok=%v", url, err, ok)
+		}
+	}
+}
+
+// TestPolicyEntrySpellings: the list spellings a user pastes from other
+// tools (issue 10: 'example.com, .docs.python.org ' dropped both web tools).
+// want is the canonical list, or refused is a substring of the error, which
+// names the entry as written.
+func TestPolicyEntrySpellings(t *testing.T) {
+	cases := []struct {
+		name    string
+		entries []string
+		want    []string
+		refused string
+	}{
+		{"leading dot", []string{".docs.python.org"}, []string{"docs.python.org"}, ""},
+		{"issue 10 list", []string{"example.com", " .docs.python.org "}, []string{"example.com", "docs.python.org"}, ""},
+		{"tabs and newlines", []string{"\t.Example.COM.\n"}, []string{"example.com"}, ""},
+		{"unicode spaces", []string{"\u00a0example.com\u3000", "\u2003.example.org\u2009"}, []string{"example.com", "example.org"}, ""},
+		{"invisible characters ignored by IDNA", []string{"\u200bexample.com", "\ufeffexample.org"}, []string{"example.com", "example.org"}, ""},
+		{"fullwidth leading dot", []string{"\uff0edocs.python.org"}, []string{"docs.python.org"}, ""},
+		{"ideographic leading dot", []string{"\u3002example.jp"}, []string{"example.jp"}, ""},
+		{"fullwidth trailing dot", []string{"example.com\uff0e"}, []string{"example.com"}, ""},
+		{"ideographic trailing dot, uppercase", []string{"EXAMPLE.com\u3002"}, []string{"example.com"}, ""},
+		{"wildcard", []string{" *.Example.COM "}, []string{"example.com"}, ""},
+		{"wildcard with fullwidth dot", []string{"*\uff0eexample.com"}, []string{"example.com"}, ""},
+		{"IDN with leading dot", []string{".Bücher.example"}, []string{"xn--bcher-kva.example"}, ""},
+		{"URL with leading-dot host", []string{"https://.example.com/"}, []string{"example.com"}, ""},
+		{"empty entries ignored", []string{"", " ", "\t", "example.com", ""}, []string{"example.com"}, ""},
+		{"two leading dots", []string{"..example.com"}, nil, `entry "..example.com"`},
+		{"dot alone", []string{" . "}, nil, `entry ".": host "" has an empty label`},
+		{"wildcard alone", []string{"*"}, nil, `entry "*"`},
+		{"wildcard dot alone", []string{"*."}, nil, `entry "*."`},
+		{"suffix wildcard is no mark", []string{"*example.com"}, nil, `entry "*example.com"`},
+		{"dot then wildcard", []string{".*.example.com"}, nil, `entry ".*.example.com"`},
+		{"wildcard then two dots", []string{"*..example.com"}, nil, `entry "*..example.com"`},
+		{"empty inner label", []string{"example..com"}, nil, `entry "example..com"`},
+		{"doubled trailing full stops", []string{"example.com\u3002\u3002"}, nil, "empty label"},
+		{"space inside", []string{". example.com"}, nil, `entry ". example.com"`},
+		{"port", []string{"example.com:443"}, nil, `entry "example.com:443"`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			for _, list := range []string{"allowed", "blocked"} {
+				allowed, blocked := c.entries, []string(nil)
+				if list == "blocked" {
+					allowed, blocked = nil, c.entries
+				}
+				p, err := web.NewPolicy(allowed, blocked, "STEERABLE_WEB_ALLOWED_DOMAINS", "STEERABLE_WEB_BLOCKED_DOMAINS")
+				if c.refused != "" {
+					if err == nil || !strings.Contains(err.Error(), c.refused) {
+						t.Errorf("%s: NewPolicy(%q) = %v; want an error containing %q", list, c.entries, err, c.refused)
+					}
+					continue
+				}
+				if err != nil {
+					t.Fatalf("%s: NewPolicy(%q): %v", list, c.entries, err)
+				}
+				got := p.Allowed
+				if list == "blocked" {
+					got = p.Blocked
+				}
+				if diff := cmp.Diff(c.want, got); diff != "" {
+					t.Errorf("%s list (-want +got):\n%s", list, diff)
+				}
+			}
+		})
+	}
+}
+
+// TestPolicyFullStopHosts: a URL host spelled with another full stop is the
+// same host to the policy (a blocked entry cannot be dodged that way).
+func TestPolicyFullStopHosts(t *testing.T) {
+	p, err := web.NewPolicy(nil, []string{"evil.example"}, "A", "STEERABLE_WEB_BLOCKED_DOMAINS")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, u := range []string{"https://evil\u3002example/", "https://cdn\uff0eevil.example\uff0e/", "https://EVIL.example\uff61/"} {
+		if err := p.CheckURL(u); err == nil {
+			t.Errorf("CheckURL(%q) allowed; want blocked", u)
 		}
 	}
 }

@@ -338,3 +338,33 @@ func TestSearchThroughProxy(t *testing.T) {
 		t.Errorf("refused by the proxy: %v", err)
 	}
 }
+
+// TestSearcherBlankQuery: a query of blanks is refused before the provider
+// and the session cap (issue 10: web_search {query:"   "} reached the
+// provider); a padded query is searched trimmed.
+func TestSearcherBlankQuery(t *testing.T) {
+	cfg := testConfig()
+	cfg.SessionSearchCap = 1
+	stub := &stubProvider{}
+	s := newSearcher(t, cfg, stub)
+	for _, q := range []string{" ", "   ", "\t\n\r", "\u00a0\u3000\u2003\u2009", "\u200b\ufeff\u2060", " \u200b ", "\x00\x1f"} {
+		_, err := search(t, s, web.SearchRequest{Query: q})
+		if !errors.Is(err, web.ErrBadQuery) || !strings.Contains(err.Error(), "the query is blank") || web.Kind(err) != "arguments" {
+			t.Errorf("%q: %v; want the blank query refused", q, err)
+		}
+	}
+	if stub.seen.Text != "" {
+		t.Fatalf("the provider saw %q", stub.seen.Text)
+	}
+	res, err := search(t, s, web.SearchRequest{Query: " \tgo landlock\u3000\n"}) // the cap of 1 is still unused
+	if err != nil {
+		t.Fatal(err)
+	}
+	if stub.seen.Text != "go landlock" || res.Query != "go landlock" {
+		t.Errorf("provider saw %q, response echoes %q; want both trimmed", stub.seen.Text, res.Query)
+	}
+	// Inner blanks and visible characters stay.
+	if _, err := search(t, newSearcher(t, testConfig(), stub), web.SearchRequest{Query: "🚀\u200dx  y"}); err != nil || stub.seen.Text != "🚀\u200dx  y" {
+		t.Errorf("non-blank query: %v, saw %q", err, stub.seen.Text)
+	}
+}

@@ -4,7 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 )
 
 // SearchRequest is one web_search call.
@@ -72,7 +75,7 @@ func (s *Searcher) Search(ctx context.Context, r SearchRequest) (*SearchResponse
 		}
 		return nil, err
 	}
-	out := &SearchResponse{Query: r.Query, Provider: s.provider.Name(), Results: []Result{}}
+	out := &SearchResponse{Query: q.Text, Provider: s.provider.Name(), Results: []Result{}}
 	for _, h := range hits {
 		if s.policy.CheckURL(h.URL) != nil || callPolicy.CheckURL(h.URL) != nil {
 			out.Dropped++
@@ -104,8 +107,12 @@ func (e *SearchTimeoutError) Unwrap() error { return context.DeadlineExceeded }
 // lists the provider may apply natively (the call's allow-list, else the
 // configured one; both block-lists).
 func (s *Searcher) query(r SearchRequest) (Query, Policy, error) {
-	if len(r.Query) == 0 || len(r.Query) > 2000 {
-		return Query{}, Policy{}, fmt.Errorf("%w: the query must be 1..2000 bytes, got %d", ErrBadQuery, len(r.Query))
+	text := strings.TrimFunc(r.Query, isBlank)
+	if text == "" {
+		return Query{}, Policy{}, fmt.Errorf("%w: the query is blank (%d characters of white space); pass the words to search for", ErrBadQuery, utf8.RuneCountInString(r.Query))
+	}
+	if len(text) > 2000 {
+		return Query{}, Policy{}, fmt.Errorf("%w: the query must be 1..2000 bytes, got %d", ErrBadQuery, len(text))
 	}
 	n := r.MaxResults
 	switch {
@@ -123,8 +130,15 @@ func (s *Searcher) query(r SearchRequest) (Query, Policy, error) {
 		allowed = s.policy.Allowed
 	}
 	return Query{
-		Text: r.Query, MaxResults: n,
+		Text: text, MaxResults: n,
 		AllowedDomains: append([]string{}, allowed...),
 		BlockedDomains: append(append([]string{}, s.policy.Blocked...), call.Blocked...),
 	}, call, nil
+}
+
+// isBlank reports characters a query made only of is blank: white space
+// (tabs, NBSP, ideographic space) and invisible format or control
+// characters (U+200B, U+FEFF), which no provider can search for.
+func isBlank(r rune) bool {
+	return unicode.IsSpace(r) || unicode.In(r, unicode.Cf, unicode.Cc)
 }

@@ -160,6 +160,11 @@ func canonicalHost(h string, bracketed bool) (string, netip.Addr, error) {
 	if err != nil {
 		return "", netip.Addr{}, fmt.Errorf("host %q is not a valid domain name: %v", h, err)
 	}
+	// The mapping turns the other full stops (。．｡) into dots, so the root
+	// label is dropped, and empty labels refused, once more after it.
+	if ascii = strings.TrimSuffix(ascii, "."); ascii == "" || strings.HasSuffix(ascii, ".") {
+		return "", netip.Addr{}, fmt.Errorf("host %q has an empty label", h)
+	}
 	if endsInNumber(ascii) {
 		return "", netip.Addr{}, fmt.Errorf("host %q looks like an IPv4 address in a non-standard spelling; write it as four decimal numbers (a.b.c.d)", h)
 	}

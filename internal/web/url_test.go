@@ -27,6 +27,9 @@ func TestParseURL(t *testing.T) {
 		{"https://bücher.example/", want{"https://xn--bcher-kva.example/", "xn--bcher-kva.example", "443", ""}},
 		{"https://xn--bcher-kva.example/", want{"https://xn--bcher-kva.example/", "xn--bcher-kva.example", "443", ""}},
 		{"https://ＥＸＡＭＰＬＥ.com/", want{"https://example.com/", "example.com", "443", ""}}, // fullwidth mapped (UTS #46)
+		// The other full stops are dots, the root label one too (issue 10).
+		{"https://docs\u3002example.com\uff0e/", want{"https://docs.example.com/", "docs.example.com", "443", ""}},
+		{"https://example.com\uff61/", want{"https://example.com/", "example.com", "443", ""}},
 		// Encoded spaces are fine; raw ones are not.
 		{"https://example.com/a%20b", want{"https://example.com/a%20b", "example.com", "443", ""}},
 	}
@@ -123,7 +126,8 @@ func TestParseURLRefusals(t *testing.T) {
 
 func FuzzParseURL(f *testing.F) {
 	for _, s := range []string{"https://example.com/", "http://[::1]:80/", "http://a@b@c/", `http://a\b/`, "http://bücher.de/",
-		"http://127.1/", "http://[fe80::1%25eth0]/", "HTTP://X.Y./?q#f", "http://xn--bcher-kva.example/"} {
+		"http://127.1/", "http://[fe80::1%25eth0]/", "HTTP://X.Y./?q#f", "http://xn--bcher-kva.example/",
+		"http://x.y\uff0e/", "http://x\u3002\u3002/"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {

@@ -30,6 +30,8 @@ func TestMain(m *testing.M) {
 		os.Stdin.Read(make([]byte, 1)) // exits at EOF without the ready line
 	case "stuck":
 		time.Sleep(time.Minute) // ignores its stdin closing
+	case "cancellable":
+		serveCancellable()
 	}
 	os.Exit(0)
 }

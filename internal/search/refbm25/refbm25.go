@@ -29,35 +29,60 @@ type Hit struct {
 
 // Tokenize applies the contract's tokenisation rules: NFKC; runs of
 // letters, marks and decimal digits; each Han, Hiragana or Katakana
-// character alone; camelCase splits with digits staying in their run;
-// simple lowercase mapping; final sigma written as σ.
+// character alone; camelCase splits with digits staying in their run, a
+// piece that splits also kept whole before its parts; simple lowercase
+// mapping; final sigma written as σ.
 func Tokenize(text string) []string {
 	var out []string
-	var tok []rune
-	emit := func() {
-		if len(tok) > 0 {
-			out = append(out, lower(tok))
-			tok = tok[:0]
+	for _, piece := range pieces([]rune(norm.NFKC.String(text))) {
+		words := camelWords(piece)
+		if len(words) > 1 {
+			out = append(out, lower(piece))
+		}
+		for _, w := range words {
+			out = append(out, lower(w))
 		}
 	}
-	runes := []rune(norm.NFKC.String(text))
-	for i, r := range runes {
-		switch {
-		case !(unicode.IsLetter(r) || unicode.IsMark(r) || unicode.IsDigit(r)):
-			emit()
-		case unicode.Is(unicode.Han, r) || unicode.Is(unicode.Hiragana, r) || unicode.Is(unicode.Katakana, r):
-			emit()
-			tok = append(tok, r)
-			emit()
-		default:
-			if len(tok) > 0 && startsWord(tok[len(tok)-1], r, runes, i) {
-				emit()
-			}
-			tok = append(tok, r)
-		}
-	}
-	emit()
 	return out
+}
+
+// pieces cuts text at every character that is not a letter, mark or
+// decimal digit, and makes each Han, Hiragana or Katakana character a piece
+// of its own. Pieces are subslices of runes.
+func pieces(runes []rune) [][]rune {
+	var out [][]rune
+	start := 0
+	for i, r := range runes {
+		separator := !(unicode.IsLetter(r) || unicode.IsMark(r) || unicode.IsDigit(r))
+		alone := !separator && (unicode.Is(unicode.Han, r) || unicode.Is(unicode.Hiragana, r) || unicode.Is(unicode.Katakana, r))
+		if !separator && !alone {
+			continue // inside a piece
+		}
+		if i > start {
+			out = append(out, runes[start:i])
+		}
+		if alone {
+			out = append(out, runes[i:i+1])
+		}
+		start = i + 1
+	}
+	if len(runes) > start {
+		out = append(out, runes[start:])
+	}
+	return out
+}
+
+// camelWords splits one piece before every character that starts a word.
+func camelWords(piece []rune) [][]rune {
+	var out [][]rune
+	from := 0
+	for i := 1; i < len(piece); i++ {
+		if startsWord(piece[i-1], piece[i], piece, i) {
+			out = append(out, piece[from:i])
+			from = i
+		}
+	}
+	return append(out, piece[from:])
 }
 
 // startsWord: an uppercase letter after a lowercase letter or a digit, or

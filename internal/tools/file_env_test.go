@@ -1,0 +1,50 @@
+package tools
+
+import (
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+// TestBinaryHintNamesCommandsThatExist: the refusal of a binary file
+// points at commands bash can run here (issue 10: it named file and xxd,
+// which the Docker image lacks), and at python3 only where it is
+// installed.
+func TestBinaryHintNamesCommandsThatExist(t *testing.T) {
+	for _, python := range []bool{true, false} {
+		saved := hasPython3
+		hasPython3 = func() bool { return python }
+		h := newFileHarness(t)
+		h.write("my file.bin", "\x00\x01\x02")
+		res := h.refused("read_file", map[string]any{"path": "my file.bin"}, "not a text file")
+		hasPython3 = saved
+		for _, gone := range []string{"xxd", "file,", "(file"} {
+			if strings.Contains(res.Error, gone) {
+				t.Errorf("hint names %q: %s", gone, res.Error)
+			}
+		}
+		for _, cmd := range []string{"od", "head"} {
+			if _, err := exec.LookPath(cmd); err != nil || !strings.Contains(res.Error, cmd+" ") {
+				t.Errorf("hint %q: %s is not named or not installed (%v)", res.Error, cmd, err)
+			}
+		}
+		if !strings.Contains(res.Error, "'my file.bin'") {
+			t.Errorf("hint does not quote the path for the shell: %s", res.Error)
+		}
+		if strings.Contains(res.Error, "python3") != python {
+			t.Errorf("python3 present=%v, hint: %s", python, res.Error)
+		}
+	}
+	_, err := exec.LookPath("python3")
+	if hasPython3() != (err == nil) {
+		t.Errorf("hasPython3() = %v, LookPath: %v", hasPython3(), err)
+	}
+}
+
+func TestShellQuote(t *testing.T) {
+	for in, want := range map[string]string{"a/b.txt": "a/b.txt", "a b": "'a b'", "it's": `'it'\''s'`, "$x": "'$x'"} {
+		if got := shellQuote(in); got != want {
+			t.Errorf("shellQuote(%q) = %s, want %s", in, got, want)
+		}
+	}
+}
