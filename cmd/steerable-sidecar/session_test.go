@@ -86,14 +86,16 @@ func sess(ts *testscript.TestScript) *session { return ts.Value(sessionKey{}).(*
 
 func cmdSidecar(ts *testscript.TestScript, neg bool, args []string) {
 	if len(args) == 0 {
-		ts.Fatalf("usage: sidecar start|start-unread|close|signal|wait|stderr")
+		ts.Fatalf("usage: sidecar start|start-unread|start-closed|close|signal|wait [within]|stderr")
 	}
 	s := sess(ts)
 	switch args[0] {
 	case "start":
-		s.start(ts, args[1:], true)
+		s.start(ts, args[1:], stderrRead)
 	case "start-unread":
-		s.start(ts, args[1:], false)
+		s.start(ts, args[1:], stderrUnread)
+	case "start-closed":
+		s.start(ts, args[1:], stderrClosed)
 	case "close":
 		s.stdin.Close()
 	case "signal":
@@ -102,11 +104,17 @@ func cmdSidecar(ts *testscript.TestScript, neg bool, args []string) {
 			ts.Fatalf("unknown signal %q", args[1])
 		}
 		ts.Check(s.cmd.Process.Signal(sig))
-	case "wait":
+	case "wait": // sidecar wait [within]: exit within a bound (default waitTimeout)
+		within := waitTimeout
+		if len(args) > 1 {
+			d, err := time.ParseDuration(args[1])
+			ts.Check(err)
+			within = d
+		}
 		select {
 		case <-s.exited:
-		case <-time.After(waitTimeout):
-			ts.Fatalf("sidecar did not exit within %v", waitTimeout)
+		case <-time.After(within):
+			ts.Fatalf("sidecar did not exit within %v", within)
 		}
 		code := s.cmd.ProcessState.ExitCode()
 		fmt.Fprintf(ts.Stdout(), "exit %d\n", code)
@@ -150,9 +158,17 @@ func scriptEnv(ts *testscript.TestScript) []string {
 	return env
 }
 
-// start starts the sidecar; with readStderr false its stderr is a pipe that
-// is never read, so once the pipe's buffer is full every write to it blocks.
-func (s *session) start(ts *testscript.TestScript, args []string, readStderr bool) {
+// stderrMode is what the script's host does with the sidecar's stderr.
+type stderrMode int
+
+const (
+	stderrRead   stderrMode = iota // read into s.stderr
+	stderrUnread                   // a pipe never read: once full, every write blocks
+	stderrClosed                   // a pipe whose read end is closed: every write fails (EPIPE)
+)
+
+// start starts the sidecar with its stderr handled as mode says.
+func (s *session) start(ts *testscript.TestScript, args []string, mode stderrMode) {
 	s.cmd = exec.Command(lookPath(ts, ts.Getenv("PATH")), args...)
 	s.cmd.Dir = ts.Getenv("WORK")
 	s.cmd.Env = scriptEnv(ts)
@@ -172,10 +188,13 @@ func (s *session) start(ts *testscript.TestScript, args []string, readStderr boo
 	var readers sync.WaitGroup
 	readers.Add(1)
 	go func() { defer readers.Done(); s.readFrames(stdout) }()
-	if readStderr {
+	switch mode {
+	case stderrRead:
 		readers.Add(1)
 		go func() { defer readers.Done(); s.readStderr(stderr) }()
-	} else {
+	case stderrClosed:
+		stderr.Close()
+	default:
 		// Held open and never read; closed when the script ends (the
 		// process is gone by then: Wait below reaps it).
 		ts.Defer(func() { stderr.Close() })
@@ -195,7 +214,7 @@ func (s *session) start(ts *testscript.TestScript, args []string, readStderr boo
 		<-exited
 	})
 	s.next(ts, func(f map[string]json.RawMessage) bool { return methodOf(f) == "lifecycle.ready" && f["id"] == nil })
-	if readStderr && !slices.Contains(args, "--quiet-ready") {
+	if mode == stderrRead && !slices.Contains(args, "--quiet-ready") {
 		s.waitStderr(ts, from, "__SIDECAR_READY__:")
 	}
 }
