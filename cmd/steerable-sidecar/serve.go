@@ -69,7 +69,8 @@ func serveCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 
 // onSignals calls fn on SIGTERM or SIGINT. SIGPIPE is caught too, so a write
 // to a closed stdout returns EPIPE (and the server shuts down) instead of
-// killing the process before it can stop its children.
+// killing the process before it can stop its children, and a write to a
+// closed stderr only loses the line.
 func onSignals(fn func()) (stop func()) {
 	term := make(chan os.Signal, 1)
 	signal.Notify(term, syscall.SIGTERM, syscall.SIGINT)
@@ -89,7 +90,9 @@ func onSignals(fn func()) (stop func()) {
 	}()
 	return func() {
 		signal.Stop(term)
-		signal.Stop(pipe)
+		// SIGPIPE stays caught until the process exits: the last log lines
+		// and their flush come after this, and with a host that closed
+		// stderr an uncaught SIGPIPE kills the process (exit by signal).
 		close(done)
 	}
 }
