@@ -250,13 +250,14 @@ func (a *app) healthChecks(settle bool) map[string]protocol.Check {
 	}
 	if a.sandbox != nil {
 		if settle {
+			a.sandbox.StartProbe() // serve starts it after ready; a ping may come first
 			<-a.sandbox.Selected()
 		}
 		select {
 		case <-a.sandbox.Selected():
 			out["sandbox"] = sandboxCheck(a.sandbox)
 		default:
-			out["sandbox"] = protocol.Check{Status: protocol.CheckWarn, Message: "probing sandbox backends (started at boot)"}
+			out["sandbox"] = protocol.Check{Status: protocol.CheckWarn, Message: "probing sandbox backends (they start once the sidecar is ready)"}
 		}
 	}
 	return out

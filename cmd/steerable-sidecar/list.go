@@ -23,6 +23,7 @@ func toolsCmd(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	}
 	a, err := boot(common, false, stderr)
 	if err == nil {
+		a.probeSandbox()
 		if err = a.buildTools(tools.NoHost{}); err != nil {
 			a.close()
 		}

@@ -48,6 +48,7 @@ func serveCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}, rpc.Services{
 		Registry: a.registry, Dispatcher: a.dispatcher, Checks: a.healthChecks,
 		HostTools: tools.NewHostTools(a.registry, host), ReadState: a.readState,
+		AfterReady: a.probeSandbox,
 	}, host)
 	if err != nil {
 		a.close()

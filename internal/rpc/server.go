@@ -51,6 +51,10 @@ type Services struct {
 	// ReadState is the session's read state (read_state.seed/get); nil
 	// refuses those methods.
 	ReadState *readstate.Store
+	// AfterReady, if set, starts what must not delay the ready marker
+	// (the sandbox probe); it runs once the marker and lifecycle.ready
+	// are out.
+	AfterReady func()
 }
 
 // ReadyMarker starts the stderr line written once the sidecar serves; the
@@ -154,10 +158,14 @@ func (s *Server) Serve(in io.Reader, out io.Writer) string {
 	return reason
 }
 
-// warm compiles, after ready and off the request path, what start-up
-// deferred: the method params schemas and the built-in tools' schemas.
+// warm starts AfterReady, then compiles, after ready and off the request
+// path, what start-up deferred: the method params schemas and the built-in
+// tools' schemas.
 func (s *Server) warm() {
 	defer close(s.warmed)
+	if s.svc.AfterReady != nil {
+		s.svc.AfterReady()
+	}
 	for _, m := range s.d.methods {
 		if m.params != "" {
 			s.d.schemas.Get(m.params)
