@@ -49,7 +49,7 @@ func mcpCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "steerable-sidecar: %v\n", err)
 		return exitUsage
 	}
-	defer flushLogger(logOut)
+	defer logOut.Close(logFlushWait)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	m := &mcpBoot{common: common, strict: *strict, stderr: stderr, host: mcpserver.NewHost(log), stop: cancel}
@@ -208,16 +208,5 @@ func (m *mcpBoot) close() {
 	m.mu.Unlock()
 	if a != nil {
 		a.close()
-	}
-}
-
-// flushLogger waits briefly for log lines still queued in w, when the writer
-// newLogger returned buffers them.
-func flushLogger(w any) {
-	switch c := w.(type) {
-	case interface{ Close(time.Duration) }:
-		c.Close(300 * time.Millisecond)
-	case interface{ Close(time.Duration) bool }: // a bounded sink that reports whether it drained
-		c.Close(300 * time.Millisecond)
 	}
 }
