@@ -6,8 +6,10 @@ package main
 //
 //	mcp start [flags]          start `steerable-sidecar mcp [flags]` in the script's directory
 //	                           (no ready marker to wait for)
+//	mcp start-unread [flags]   the same, with a stderr pipe nobody ever reads
 //	mcp init ['CAPABILITIES']  initialize (protocol 2025-06-18) with the client capabilities,
 //	                           print the result, then send notifications/initialized
+//	mcp calls N TOOL 'ARGS'    tools/call N times, one at a time; each must succeed
 //	mcp pad N                  set $PAD to N bytes of "x" (for oversized frames)
 //	mcp log SUBSTR             wait until the server's stderr holds SUBSTR
 
@@ -16,10 +18,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/rogpeppe/go-internal/testscript"
 
@@ -29,12 +29,14 @@ import (
 
 func cmdMCP(ts *testscript.TestScript, neg bool, args []string) {
 	if len(args) == 0 {
-		ts.Fatalf("usage: mcp start [flags] | mcp init ['CAPABILITIES']")
+		ts.Fatalf("usage: mcp start|start-unread [flags] | mcp init ['CAPABILITIES'] | mcp calls N TOOL 'ARGS' | mcp log SUBSTR | mcp pad N")
 	}
 	s := sess(ts)
 	switch args[0] {
 	case "start":
-		s.startMCP(ts, args[1:])
+		s.startMCP(ts, args[1:], stderrRead)
+	case "start-unread":
+		s.startMCP(ts, args[1:], stderrUnread)
 	case "init":
 		caps := "{}"
 		if len(args) > 1 {
@@ -44,6 +46,18 @@ func cmdMCP(ts *testscript.TestScript, neg bool, args []string) {
 			`"capabilities":%s,"clientInfo":{"name":"testscript","version":"1"}}}`, caps))
 		s.awaitReply(ts, "init")
 		s.write(ts, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	case "calls": // mcp calls N TOOL 'ARGS': tools/call N times, one at a time; none may fail
+		if len(args) != 4 {
+			ts.Fatalf("usage: mcp calls N TOOL 'ARGS'")
+		}
+		s.callMany(ts, args[1], func(id string) string {
+			return fmt.Sprintf(`{"jsonrpc":"2.0","id":%q,"method":"tools/call","params":{"name":%q,"arguments":%s}}`, id, args[2], args[3])
+		}, func(result json.RawMessage) bool {
+			var res struct {
+				IsError bool `json:"isError"`
+			}
+			return len(result) > 0 && json.Unmarshal(result, &res) == nil && !res.IsError
+		})
 	case "log":
 		s.waitStderr(ts, 0, strings.Join(args[1:], " "))
 	case "pad":
@@ -55,40 +69,11 @@ func cmdMCP(ts *testscript.TestScript, neg bool, args []string) {
 	}
 }
 
-// startMCP starts the MCP server mode with the script's environment; unlike
-// `sidecar start` it waits for nothing: an MCP server speaks when spoken to.
-func (s *session) startMCP(ts *testscript.TestScript, flags []string) {
-	s.cmd = exec.Command(lookPath(ts, ts.Getenv("PATH")), append([]string{"mcp"}, flags...)...)
-	s.cmd.Dir = ts.MkAbs(".") // the script's directory: $WORK unless it ran cd
-	s.cmd.Env = scriptEnv(ts)
-	s.changed = sync.NewCond(&s.mu)
-	s.exited = make(chan struct{})
-	stdin, err := s.cmd.StdinPipe()
-	ts.Check(err)
-	stdout, err := s.cmd.StdoutPipe()
-	ts.Check(err)
-	stderr, err := s.cmd.StderrPipe()
-	ts.Check(err)
-	s.stdin = stdin
-	ts.Check(s.cmd.Start())
-	var readers sync.WaitGroup
-	readers.Add(2)
-	go func() { defer readers.Done(); s.readFrames(stdout) }()
-	go func() { defer readers.Done(); s.readStderr(stderr) }()
-	cmd, exited, changed := s.cmd, s.exited, s.changed
-	go func() {
-		readers.Wait()
-		err := cmd.Wait()
-		s.mu.Lock()
-		s.waitErr = err
-		changed.Broadcast()
-		s.mu.Unlock()
-		close(exited)
-	}()
-	ts.Defer(func() {
-		cmd.Process.Kill()
-		<-exited
-	})
+// startMCP starts the MCP server mode in the script's directory ($WORK
+// unless it ran cd); unlike `sidecar start` it waits for nothing: an MCP
+// server speaks when spoken to.
+func (s *session) startMCP(ts *testscript.TestScript, flags []string, mode stderrMode) {
+	s.spawn(ts, ts.MkAbs("."), append([]string{"mcp"}, flags...), mode)
 }
 
 // mcpTestTools are the test binary's extra tools when the script sets
