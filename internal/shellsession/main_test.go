@@ -30,10 +30,15 @@ var backends = []string{"bwrap", "landlock", "none"}
 // workspace and a Manager over it; both close with the test.
 func openManager(t *testing.T, backend string, opts Options) (*Manager, string) {
 	t.Helper()
+	return openManagerNet(t, backend, false, opts)
+}
+
+// openManagerNet is openManager with the sandbox's network on or off.
+func openManagerNet(t *testing.T, backend string, network bool, opts Options) (*Manager, string) {
+	t.Helper()
 	ws := realTempDir(t)
-	choice := backend
-	sb, err := sandbox.Open(context.Background(), sandbox.Options{Choice: choice, Workspace: ws, TempParent: realTempDir(t),
-		Network: opts.Sandbox != nil && opts.Sandbox.Policy().Network,
+	sb, err := sandbox.Open(context.Background(), sandbox.Options{Choice: backend, Workspace: ws, TempParent: realTempDir(t),
+		Network: network,
 		Environ: []string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME"), "OPENAI_API_KEY=sk-test"}})
 	if err != nil {
 		t.Fatal(err)
