@@ -99,6 +99,11 @@ func (m *Manager) Open(ctx context.Context, command string, req Request) (Result
 		req.Chars = command + "\n"
 	}
 	res, err := s.exchange(ctx, req)
+	if err != nil && ctx.Err() != nil { // nobody learns the id of a session whose open was cancelled
+		s.kill()
+		m.reap(s, "was closed: the call that opened it was cancelled")
+		return Result{}, ctx.Err()
+	}
 	m.afterRead(s, res, err)
 	return res, err
 }

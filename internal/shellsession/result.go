@@ -2,6 +2,7 @@ package shellsession
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"steerable.dev/sidecar/internal/sandbox"
@@ -13,10 +14,11 @@ type Request struct {
 	Chars     string        // raw characters ("\u0003" is Ctrl-C); "" polls
 	Yield     time.Duration // the longest the call waits for output to settle
 	MaxOutput int           // characters returned at most (head and tail kept)
-	// Live, when set, receives the terminal's raw bytes as they arrive
-	// during the call (escape sequences included), for tool.progress. It
-	// is called with the session's lock held and must not block.
-	Live func([]byte)
+	// Live, when set, receives the session's id and the terminal's raw
+	// bytes as they arrive during the call (escape sequences included),
+	// for tool.progress. It is called with the session's lock held and
+	// must not block.
+	Live func(sessionID string, chunk []byte)
 }
 
 // State is what the session is doing when a read returns.
@@ -75,7 +77,15 @@ func (e *UnknownError) Error() string {
 	if e.Ended != "" {
 		return fmt.Sprintf("session %s %s; %s", e.ID, e.Ended, live)
 	}
-	return fmt.Sprintf("no session %q (ids look like sh-1a2b3c4d); %s", e.ID, live)
+	return fmt.Sprintf("no session %q (ids look like sh-1a2b3c4d); %s", shortID(e.ID), live)
+}
+
+// shortID keeps an error readable whatever id the model sent.
+func shortID(id string) string {
+	if len(id) <= 40 {
+		return id
+	}
+	return strings.ToValidUTF8(id[:40], "") + "…"
 }
 
 // ExitedError refuses characters for a shell that has exited. Final is the

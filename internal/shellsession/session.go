@@ -32,7 +32,7 @@ type session struct {
 	lastOutput   time.Time
 	marks        int
 	atMark       Mark
-	live         func([]byte) // the current exchange's progress sink
+	live         func(string, []byte) // the current exchange's progress sink
 	lastActivity time.Time
 	busy         int   // exchanges in progress
 	readAt       int64 // ring offset of the last read
@@ -97,7 +97,7 @@ func (s *session) ingest(p []byte) {
 		}
 	})
 	if s.live != nil {
-		s.live(p)
+		s.live(s.id, p)
 	}
 	s.notify()
 }
@@ -162,7 +162,7 @@ func (s *session) exchange(ctx context.Context, req Request) (Result, error) {
 	return out, nil
 }
 
-func (s *session) begin(live func([]byte)) {
+func (s *session) begin(live func(string, []byte)) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.busy++

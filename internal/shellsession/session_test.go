@@ -380,11 +380,11 @@ func TestLiveOutputIsRaw(t *testing.T) {
 	var mu sync.Mutex
 	var live strings.Builder
 	res, err := m.Write(context.Background(), s.ID, Request{Chars: `printf '\e[31mred\e[0m\n'` + "\n", Yield: 5 * time.Second,
-		MaxOutput: 1000, Live: func(b []byte) { mu.Lock(); live.Write(b); mu.Unlock() }})
+		MaxOutput: 1000, Live: func(id string, b []byte) { mu.Lock(); live.WriteString(id + ":"); live.Write(b); mu.Unlock() }})
 	if err != nil || res.Output != "red\n" {
 		t.Fatalf("%+v %v", res, err)
 	}
-	if !strings.Contains(live.String(), "\x1b[31mred\x1b[0m\r\n") {
+	if !strings.Contains(live.String(), s.ID+":\x1b[31mred\x1b[0m\r\n") {
 		t.Errorf("live %q", live.String())
 	}
 }
