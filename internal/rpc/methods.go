@@ -34,6 +34,8 @@ func methodTable() map[string]method {
 		"plugin.reload":       {params: "plugin.params.json", handle: typed(pluginLifecycle)},
 		"read_state.seed":     {params: "read_state.seed.params.json", handle: typed(readStateSeed)},
 		"read_state.get":      {handle: readStateGet},
+		"session.list":        {handle: sessionList},
+		"session.close":       {params: "session.close.params.json", handle: typed(sessionClose)},
 	}
 }
 

@@ -17,6 +17,7 @@ import (
 	"github.com/sourcegraph/jsonrpc2"
 
 	"steerable.dev/sidecar/internal/readstate"
+	"steerable.dev/sidecar/internal/shellsession"
 	"steerable.dev/sidecar/internal/tools"
 	"steerable.dev/sidecar/protocol"
 )
@@ -46,6 +47,9 @@ type Services struct {
 	// ReadState is the session's read state (read_state.seed/get); nil
 	// refuses those methods.
 	ReadState *readstate.Store
+	// Sessions are bash_session's shells (session.list, session.close);
+	// nil refuses those methods.
+	Sessions *shellsession.Manager
 }
 
 // Shutdown reasons (lifecycle.shutdown).
