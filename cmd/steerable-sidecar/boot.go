@@ -15,6 +15,7 @@ import (
 	"steerable.dev/sidecar/internal/files"
 	"steerable.dev/sidecar/internal/readstate"
 	"steerable.dev/sidecar/internal/sandbox"
+	"steerable.dev/sidecar/internal/shellsession"
 	"steerable.dev/sidecar/internal/tools"
 	"steerable.dev/sidecar/internal/web"
 	"steerable.dev/sidecar/protocol"
@@ -35,6 +36,8 @@ type app struct {
 	webFetcher *web.Fetcher         // nil when the web pair is off
 	files      *files.Workspace     // the file tools' view of the workspace
 	readState  *readstate.Store     // the session's read state (read_state.seed/get)
+
+	sessions *shellsession.Manager // bash_session's shells; nil when not registered
 }
 
 // extraTools is set only by the end-to-end test binary, to register tools
@@ -186,6 +189,7 @@ func (a *app) buildTools(host tools.Host) error {
 		BashMaxTimeoutMs: a.cfg.BashMaxTimeoutMs, BashMaxOutputBytes: a.cfg.BashMaxOutputBytes,
 		Files: a.files, ReadState: a.readState, RequireReadBeforeWrite: a.cfg.RequireReadBeforeWrite, FileMaxBytes: a.cfg.FileMaxBytes}
 	a.wireAskUser(&deps)
+	a.openSessions(&deps)
 	if err := a.buildWeb(&deps, host); err != nil {
 		return err
 	}
@@ -282,6 +286,9 @@ func (a *app) close() {
 	}
 	if a.webFetcher != nil {
 		a.webFetcher.Close()
+	}
+	if a.sessions != nil {
+		a.sessions.Close() // every shell and what it started, before the sandbox goes
 	}
 	if a.sandbox != nil {
 		if err := a.sandbox.Close(); err != nil {

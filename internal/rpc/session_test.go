@@ -94,7 +94,10 @@ func TestSessionMethodsWithoutSessions(t *testing.T) {
 	s := &Server{}
 	for _, err := range []error{
 		func() error { _, err := sessionList(context.Background(), s, nil); return err }(),
-		func() error { _, err := sessionClose(context.Background(), s, protocol.SessionCloseParams{ID: "sh-00000000"}); return err }(),
+		func() error {
+			_, err := sessionClose(context.Background(), s, protocol.SessionCloseParams{ID: "sh-00000000"})
+			return err
+		}(),
 	} {
 		var we *protocol.Error
 		if !errors.As(err, &we) || we.Code != protocol.CodePolicyDenied {

@@ -30,9 +30,8 @@ func (m *Manager) expireIdle() {
 	}
 	m.mu.Unlock()
 	for _, s := range idle {
+		m.reap(s, "ended after "+m.opts.Idle.String()+" without a call (STEERABLE_SESSION_IDLE_MS)")
 		s.kill()
-		how := "ended after " + m.opts.Idle.String() + " without a call (STEERABLE_SESSION_IDLE_MS)"
-		m.reap(s, how)
 		m.opts.Log.Info().Str("session", s.id).Dur("idle", m.opts.Idle).Msg("shell session expired")
 	}
 }

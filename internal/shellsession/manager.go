@@ -100,8 +100,8 @@ func (m *Manager) Open(ctx context.Context, command string, req Request) (Result
 	}
 	res, err := s.exchange(ctx, req)
 	if err != nil && ctx.Err() != nil { // nobody learns the id of a session whose open was cancelled
-		s.kill()
 		m.reap(s, "was closed: the call that opened it was cancelled")
+		s.kill()
 		return Result{}, ctx.Err()
 	}
 	m.afterRead(s, res, err)
@@ -219,10 +219,9 @@ func (m *Manager) End(id, how string, maxOutput int) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
+	m.reap(s, how) // first: a call racing the kill learns how the session ended
 	s.kill()
-	res := s.collect(maxOutput)
-	m.reap(s, how)
-	return res, nil
+	return s.collect(maxOutput), nil
 }
 
 // List describes every session, oldest first.

@@ -39,6 +39,7 @@ type session struct {
 	readRaw      int64 // raw and marks at the last read: a poll's base
 	readMarks    int
 	exit         *sandbox.Exit // set once done
+	shellPgrp    int           // the shell's process group, learnt at its first prompt
 }
 
 func newSession(id, command string, proc *sandbox.Process, term *os.File, bufSize int) *session {
@@ -125,9 +126,29 @@ func (s *session) exited() (sandbox.Exit, bool) {
 }
 
 // awaitPrompt waits for the shell's first prompt (or its exit) until
-// deadline, without taking its output.
+// deadline, without taking its output, and learns the shell's process
+// group: the terminal's foreground at that prompt.
 func (s *session) awaitPrompt(ctx context.Context, deadline time.Time) {
-	_ = s.wait(ctx, base{}, 1, deadline)
+	if s.wait(ctx, base{}, 1, deadline) != nil {
+		return
+	}
+	v, _ := s.view(base{}, 1)
+	if _, fg := terminalState(s.term); v.readsKeys && v.atMark == MarkPrompt {
+		s.mu.Lock()
+		s.shellPgrp = fg
+		s.mu.Unlock()
+	}
+}
+
+func (s *session) pgrp() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.shellPgrp
+}
+
+func (s *session) readsKeys() bool {
+	keys, _ := terminalState(s.term)
+	return keys
 }
 
 // exchange is one bash_session or write_stdin call: write chars, wait for
@@ -228,9 +249,11 @@ func (s *session) writeBase() base {
 func (s *session) wait(ctx context.Context, b base, want int, deadline time.Time) error {
 	timer := time.NewTimer(time.Hour)
 	defer timer.Stop()
+	var keys keyClock
 	for {
 		v, changed := s.view(b, want)
-		done, wake := settle(v, time.Now(), deadline)
+		now := time.Now()
+		done, wake := settle(keys.observe(v, now), now, deadline)
 		if done {
 			return nil
 		}
@@ -251,7 +274,8 @@ func (s *session) view(b base, want int) (view, <-chan struct{}) {
 	changed := s.changed
 	s.mu.Unlock()
 	if !v.exited {
-		v.readsKeys = readsKeys(s.term)
+		v.readsKeys, v.fg = terminalState(s.term)
+		v.shell = v.fg != 0 && v.fg == s.pgrp()
 	}
 	return v, changed
 }
@@ -274,7 +298,7 @@ func (s *session) collect(max int) Result {
 	switch {
 	case exit != nil:
 		res.Exited, res.ExitCode, res.State = true, exit.Code, StateExited
-	case readsKeys(s.term):
+	case s.readsKeys():
 		res.State = stateAt(atMark)
 	}
 	return res

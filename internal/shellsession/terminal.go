@@ -22,7 +22,7 @@ const (
 // becomes the shell's controlling terminal, with echo off — the model
 // knows what it typed, and an echo would double every command in its
 // context (bash's readline and most REPLs honour the flag) — and the
-// window size set. The leader end stays with the sidecar, in the runtime's
+// window size set, and no XON/XOFF flow control. The leader end stays with the sidecar, in the runtime's
 // poller, so reads and writes take deadlines.
 func openTerminal() (leader, follower *os.File, err error) {
 	l, f, err := pty.Open()
@@ -65,6 +65,7 @@ func prepareFollower(f *os.File) error {
 		return fmt.Errorf("terminal settings: %w", err)
 	}
 	t.Lflag &^= unix.ECHO | unix.ECHONL
+	t.Iflag &^= unix.IXON // no flow control: a stray Ctrl-S would freeze the output until a Ctrl-Q
 	if err := unix.IoctlSetTermios(fd, setTermios, t); err != nil {
 		return fmt.Errorf("terminal settings: %w", err)
 	}
@@ -74,20 +75,22 @@ func prepareFollower(f *os.File) error {
 	return nil
 }
 
-// readsKeys reports whether the program in the foreground of the terminal
-// reads it key by key (canonical mode off): bash's readline at its prompt,
-// a REPL, an editor, a raw-mode prompt. In canonical (line) mode a command
-// is running, or something reads a whole line. The leader end reports the
-// follower's settings.
-func readsKeys(leader *os.File) bool {
+// terminalState reads the follower's mode through the leader end:
+// whether the program in the foreground reads the terminal key by key
+// (canonical mode off: bash's readline at its prompt, a REPL, an editor, a
+// raw-mode prompt; in line mode a command runs, or something reads a
+// whole line), and the foreground process group (0 when unknown).
+func terminalState(leader *os.File) (keys bool, fg int) {
 	rc, err := leader.SyscallConn()
 	if err != nil {
-		return false
+		return false, 0
 	}
-	var keys bool
 	rc.Control(func(fd uintptr) {
 		t, err := unix.IoctlGetTermios(int(fd), getTermios)
 		keys = err == nil && t.Lflag&unix.ICANON == 0
+		if pg, err := unix.IoctlGetInt(int(fd), unix.TIOCGPGRP); err == nil {
+			fg = pg
+		}
 	})
-	return keys
+	return keys, fg
 }
