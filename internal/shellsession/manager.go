@@ -60,6 +60,9 @@ type Manager struct {
 
 // New returns a Manager and starts its idle-expiry loop; Close stops it.
 func New(opts Options) (*Manager, error) {
+	if errNoTerminal != nil {
+		return nil, errNoTerminal
+	}
 	if err := lookPath(&opts.Bash, "bash"); err != nil {
 		return nil, ErrNoBash
 	}

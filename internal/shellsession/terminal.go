@@ -18,12 +18,16 @@ const (
 	termRows = 50
 )
 
+// errNoTerminal is nil where sessions have their pseudo-terminal.
+var errNoTerminal error
+
 // openTerminal opens a pseudo-terminal for a session. The follower end
 // becomes the shell's controlling terminal, with echo off — the model
 // knows what it typed, and an echo would double every command in its
 // context (bash's readline and most REPLs honour the flag) — and the
-// window size set, and no XON/XOFF flow control. The leader end stays with the sidecar, in the runtime's
-// poller, so reads and writes take deadlines.
+// window size set, and no XON/XOFF flow control. The leader end stays
+// with the sidecar, in the runtime's poller, so reads and writes take
+// deadlines.
 func openTerminal() (leader, follower *os.File, err error) {
 	l, f, err := pty.Open()
 	if err != nil {
