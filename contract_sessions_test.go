@@ -24,7 +24,7 @@ import (
 // sessionContract is the "sessionTools" section of tool_contract.json, as
 // far as the tests check it.
 type sessionContract struct {
-	Tools     map[string]searchToolResult `json:"tools"`
+	Tools     map[string]sessionTool `json:"tools"`
 	SessionID struct{ Pattern string }    `json:"sessionId"`
 	States    []shellsession.State        `json:"states"`
 	Limits    struct {
@@ -38,7 +38,7 @@ type sessionContract struct {
 	} `json:"refusals"`
 }
 
-type searchToolResult struct {
+type sessionTool struct {
 	searchTool
 	Result []string `json:"result"`
 }
@@ -96,25 +96,7 @@ func TestContractSessionSchemas(t *testing.T) {
 		if !ok {
 			t.Fatalf("%s is not registered", name)
 		}
-		var schema struct {
-			Required   []string `json:"required"`
-			Properties map[string]struct {
-				Minimum, Maximum *int
-			} `json:"properties"`
-			AdditionalProperties *bool `json:"additionalProperties"`
-		}
-		if err := json.Unmarshal(e.Desc.Parameters, &schema); err != nil {
-			t.Fatal(err)
-		}
-		if e.Desc.Mode != want.Mode || e.Desc.Exposure != want.Exposure {
-			t.Errorf("%s: %s/%s, contract %s/%s", name, e.Desc.Mode, e.Desc.Exposure, want.Mode, want.Exposure)
-		}
-		if diff := cmp.Diff(sorted(want.Input.Required), sorted(schema.Required)); diff != "" {
-			t.Errorf("%s: required (-contract +schema):\n%s", name, diff)
-		}
-		if diff := cmp.Diff(sorted(append(slices.Clone(want.Input.Required), want.Input.Optional...)), slices.Sorted(maps.Keys(schema.Properties))); diff != "" {
-			t.Errorf("%s: properties (-contract +schema):\n%s", name, diff)
-		}
+		schema := want.checkSurface(t, name, e.Desc)
 		if schema.AdditionalProperties == nil || *schema.AdditionalProperties {
 			t.Errorf("%s: additionalProperties must be false", name)
 		}
@@ -125,6 +107,37 @@ func TestContractSessionSchemas(t *testing.T) {
 			}
 		}
 	}
+}
+
+// toolSchema is a tool's parameters schema, as far as the contract tests
+// check it.
+type toolSchema struct {
+	Required   []string `json:"required"`
+	Properties map[string]struct {
+		Minimum, Maximum *int
+		Default          any
+	} `json:"properties"`
+	AdditionalProperties *bool `json:"additionalProperties"`
+}
+
+// checkSurface compares a registered tool's mode, tier, required and
+// optional fields with the contract's, and returns its schema.
+func (want searchTool) checkSurface(t *testing.T, name string, d protocol.ToolDescriptor) toolSchema {
+	t.Helper()
+	var schema toolSchema
+	if err := json.Unmarshal(d.Parameters, &schema); err != nil {
+		t.Fatal(err)
+	}
+	if d.Mode != want.Mode || d.Exposure != want.Exposure {
+		t.Errorf("%s: %s/%s, contract %s/%s", name, d.Mode, d.Exposure, want.Mode, want.Exposure)
+	}
+	if diff := cmp.Diff(sorted(want.Input.Required), sorted(schema.Required)); diff != "" {
+		t.Errorf("%s: required (-contract +schema):\n%s", name, diff)
+	}
+	if diff := cmp.Diff(sorted(append(slices.Clone(want.Input.Required), want.Input.Optional...)), slices.Sorted(maps.Keys(schema.Properties))); diff != "" {
+		t.Errorf("%s: properties (-contract +schema):\n%s", name, diff)
+	}
+	return schema
 }
 
 // TestContractSessionResults opens a session, reads it, types too much,
