@@ -24,9 +24,9 @@ import (
 // sessionContract is the "sessionTools" section of tool_contract.json, as
 // far as the tests check it.
 type sessionContract struct {
-	Tools     map[string]sessionTool `json:"tools"`
-	SessionID struct{ Pattern string }    `json:"sessionId"`
-	States    []shellsession.State        `json:"states"`
+	Tools     map[string]sessionTool   `json:"tools"`
+	SessionID struct{ Pattern string } `json:"sessionId"`
+	States    []shellsession.State     `json:"states"`
 	Limits    struct {
 		YieldMs, MaxOutput struct{ Default, Minimum, Maximum int }
 		Chars              struct{ Maximum int }
