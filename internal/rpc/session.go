@@ -2,7 +2,6 @@ package rpc
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"time"
 
@@ -11,7 +10,7 @@ import (
 )
 
 // sessionList answers session.list: bash_session's shells, for a host UI.
-func sessionList(_ context.Context, s *Server, _ json.RawMessage) (any, error) {
+func sessionList(_ context.Context, s *Server) (any, error) {
 	if s.svc.Sessions == nil {
 		return nil, errNoSessions
 	}

@@ -58,7 +58,7 @@ func TestSessionListAndClose(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := sessionList(ctx, s, nil)
+	got, err := sessionList(ctx, s)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -83,7 +83,7 @@ func TestSessionListAndClose(t *testing.T) {
 	if !errors.As(err, &we) || we.Code != protocol.CodeInvalidParams || !strings.Contains(we.Message, "was closed by the host") {
 		t.Errorf("closing twice: %v", err)
 	}
-	got, _ = sessionList(ctx, s, nil)
+	got, _ = sessionList(ctx, s)
 	if n := len(got.(protocol.SessionListResult).Sessions); n != 0 {
 		t.Errorf("%d sessions after close", n)
 	}
@@ -93,7 +93,7 @@ func TestSessionListAndClose(t *testing.T) {
 func TestSessionMethodsWithoutSessions(t *testing.T) {
 	s := &Server{}
 	for _, err := range []error{
-		func() error { _, err := sessionList(context.Background(), s, nil); return err }(),
+		func() error { _, err := sessionList(context.Background(), s); return err }(),
 		func() error {
 			_, err := sessionClose(context.Background(), s, protocol.SessionCloseParams{ID: "sh-00000000"})
 			return err
