@@ -16,6 +16,7 @@ import (
 	"steerable.dev/sidecar/internal/logsink"
 	"steerable.dev/sidecar/internal/readstate"
 	"steerable.dev/sidecar/internal/sandbox"
+	"steerable.dev/sidecar/internal/shellsession"
 	"steerable.dev/sidecar/internal/tools"
 	"steerable.dev/sidecar/internal/web"
 	"steerable.dev/sidecar/protocol"
@@ -36,6 +37,8 @@ type app struct {
 	webFetcher *web.Fetcher         // nil when the web pair is off
 	files      *files.Workspace     // the file tools' view of the workspace
 	readState  *readstate.Store     // the session's read state (read_state.seed/get)
+
+	sessions *shellsession.Manager // bash_session's shells; nil when not registered
 }
 
 // extraTools is set only by the end-to-end test binary, to register tools
@@ -206,6 +209,7 @@ func (a *app) buildTools(host tools.Host) error {
 		Files: a.files, ReadState: a.readState, RequireReadBeforeWrite: a.cfg.RequireReadBeforeWrite, FileMaxBytes: a.cfg.FileMaxBytes,
 		SearchIgnore: a.cfg.SearchIgnore}
 	a.wireAskUser(&deps)
+	a.openSessions(&deps)
 	if err := a.buildWeb(&deps, host); err != nil {
 		return err
 	}
@@ -303,6 +307,9 @@ func (a *app) close() {
 	}
 	if a.webFetcher != nil {
 		a.webFetcher.Close()
+	}
+	if a.sessions != nil {
+		a.sessions.Close() // every shell and what it started, before the sandbox goes
 	}
 	if a.sandbox != nil {
 		if err := a.sandbox.Close(); err != nil {
