@@ -55,9 +55,13 @@ func serveCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "steerable-sidecar: %v\n", err)
 		return exitUsage
 	}
-	defer a.close()
 	stopSignals := onSignals(func() { srv.ShutdownNow(rpc.ReasonSignal) })
+	// Signals stay caught until close has ended every child: a SIGTERM
+	// that arrived during close (after an EOF) used to kill the process
+	// by its default action while a child was between fork and its
+	// parent-death signal, and that child outlived the sidecar.
 	defer stopSignals()
+	defer a.close()
 	if in, ok := stdin.(*os.File); ok {
 		stdin = pollable(in)
 	}
