@@ -1,0 +1,179 @@
+package plugins
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/rs/zerolog"
+	"go.uber.org/goleak"
+
+	"steerable.dev/sidecar/internal/plugins/mcptest"
+	"steerable.dev/sidecar/internal/sandbox"
+	"steerable.dev/sidecar/internal/tools"
+	"steerable.dev/sidecar/protocol"
+)
+
+// serverEnv makes the test binary run as the MCP test server.
+const serverEnv = "STEERABLE_PLUGINS_TEST_SERVER"
+
+// TestMain lets the test binary play the plugins the tests load (the MCP
+// test server, re-executed go-plugin style) and the Landlock helper.
+func TestMain(m *testing.M) {
+	if os.Getenv(serverEnv) == "1" {
+		os.Exit(mcptest.Main(os.Args[1:]))
+	}
+	if len(os.Args) > 1 && os.Args[1] == sandbox.HelperCommand {
+		os.Exit(sandbox.ExecMain(os.Args[2:], os.Stderr))
+	}
+	goleak.VerifyTestMain(m)
+}
+
+// testServer is the Spec of the MCP test server with the given flags.
+func testServer(t testing.TB, name string, flags ...string) Spec {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return Spec{Name: name, Source: SourceInstalled, Origin: "test", Command: exe, Args: flags,
+		Env: map[string]string{serverEnv: "1"}}
+}
+
+// host records the notifications a manager sends.
+type host struct {
+	mu    sync.Mutex
+	notes []protocol.ToolProgressParams
+}
+
+func (h *host) Notify(_ context.Context, method string, params any) error {
+	if p, ok := params.(protocol.ToolProgressParams); ok && method == protocol.NotificationProgress {
+		h.mu.Lock()
+		h.notes = append(h.notes, p)
+		h.mu.Unlock()
+	}
+	return nil
+}
+
+func (h *host) progress() []protocol.ToolProgressParams {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return append([]protocol.ToolProgressParams{}, h.notes...)
+}
+
+// fixture is a manager over a fresh registry, its sandbox and its host.
+type fixture struct {
+	m    *Manager
+	reg  *tools.Registry
+	host *host
+	sb   *sandbox.Sandbox
+	ws   string
+	log  *syncBuffer
+}
+
+// newFixture opens a sandbox with the named backend ("none" by default)
+// and a manager with short timeouts.
+func newFixture(t *testing.T, backend string, tweak ...func(*Options)) *fixture {
+	t.Helper()
+	if backend == "" {
+		backend = "none"
+	}
+	ws := realDir(t)
+	exe, _ := os.Executable()
+	self := sandbox.Self{Path: exe, Argv0: filepath.Base(exe)}
+	sb, err := sandbox.Open(context.Background(), sandbox.Options{Choice: backend, Workspace: ws, TempParent: realDir(t),
+		Environ: []string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME"), "GITHUB_TOKEN=ghp_secret", "LANG=C"}, Self: self})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { sb.Close() })
+	if sb.Info().Backend != backend {
+		t.Skipf("backend %s is not usable here: %s", backend, sb.Summary())
+	}
+	reg := tools.NewRegistry()
+	log := &syncBuffer{}
+	opts := Options{Workspace: ws, TempDir: sb.TempDir(), Environ: sb.Env(sandbox.EnvScrubbed), Version: "test",
+		StartTimeout: 10 * time.Second, CallTimeout: 10 * time.Second, MaxOutputBytes: 1 << 20,
+		MaxMessageBytes: 4 << 20, MaxTools: 2000, StopGrace: 500 * time.Millisecond}
+	for _, f := range tweak {
+		f(&opts)
+	}
+	h := &host{}
+	m := NewManager(reg, SandboxLauncher{Sandbox: sb, Self: self}, h, zerolog.New(log), opts)
+	t.Cleanup(func() { m.Close(0) })
+	return &fixture{m: m, reg: reg, host: h, sb: sb, ws: ws, log: log}
+}
+
+func realDir(t testing.TB) string {
+	d, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+// specs is a Source of fixed specs.
+type specs []Spec
+
+func (specs) Name() string                                  { return "test specs" }
+func (s specs) Discover(context.Context) ([]Spec, error) { return s, nil }
+
+// load loads the specs and fails the test on any error.
+func (f *fixture) load(t *testing.T, ss ...Spec) {
+	t.Helper()
+	if err := f.m.Load(context.Background(), specs(ss)); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// call dispatches a tool through the real pipeline.
+func (f *fixture) call(t *testing.T, name, args string) protocol.ToolResult {
+	t.Helper()
+	d := tools.NewDispatcher(f.reg, nil, zerolog.Nop())
+	return d.Dispatch(context.Background(), tools.Invocation{ToolCall: protocol.ToolCall{ID: "c1", Name: name, Arguments: json.RawMessage(args)}})
+}
+
+func (f *fixture) record(t *testing.T, name string) protocol.PluginRecord {
+	t.Helper()
+	for _, r := range f.m.List() {
+		if r.Name == name {
+			return r
+		}
+	}
+	t.Fatalf("plugin %q not listed", name)
+	return protocol.PluginRecord{}
+}
+
+// syncBuffer is a log sink safe for concurrent writes.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// eventually polls cond for up to 10 s.
+func eventually(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
