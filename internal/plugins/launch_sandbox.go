@@ -157,8 +157,15 @@ func (p *process) Exit() string {
 }
 
 // Stop implements Process: the group is SIGTERMed, then SIGKILLed, and
-// whatever the leader left in its group dies too.
+// whatever the leader left in its group dies too, as do descendants that
+// left the group (found while the leader lives).
 func (p *process) Stop(grace time.Duration) {
+	var below []proc
+	select {
+	case <-p.p.Done():
+	default:
+		below = descendants(p.p.Pid())
+	}
 	if grace <= 0 {
 		p.p.Kill()
 		<-p.p.Done()
@@ -166,6 +173,7 @@ func (p *process) Stop(grace time.Duration) {
 		p.p.Stop(grace)
 	}
 	p.p.Kill() // stragglers of the group
+	killAll(below)
 	p.stdin.Close()
 }
 

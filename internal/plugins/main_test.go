@@ -119,7 +119,7 @@ func realDir(t testing.TB) string {
 // specs is a Source of fixed specs.
 type specs []Spec
 
-func (specs) Name() string                                  { return "test specs" }
+func (specs) Name() string                               { return "test specs" }
 func (s specs) Discover(context.Context) ([]Spec, error) { return s, nil }
 
 // load loads the specs and fails the test on any error.

@@ -76,12 +76,12 @@ func (m *Manager) Load(ctx context.Context, sources ...Source) error {
 	for _, src := range sources {
 		specs, err := src.Discover(ctx)
 		if err != nil {
-			errs = append(errs, m.problem(err.Error()))
+			errs = append(errs, m.problem("", err.Error()))
 			continue
 		}
 		for _, s := range specs {
 			if prev := m.named(s.Name, fresh); prev != nil {
-				errs = append(errs, m.problem(fmt.Sprintf("plugin %q from %s: a plugin of that name was already loaded from %s; give one of them another name", s.Name, s.Origin, prev.spec.Origin)))
+				errs = append(errs, m.problem(s.Name, fmt.Sprintf("plugin %q from %s: a plugin of that name was already loaded from %s; give one of them another name", s.Name, s.Origin, prev.spec.Origin)))
 				continue
 			}
 			if len(s.Warnings) > 0 {
@@ -152,19 +152,24 @@ func (p *plugin) boot(ctx context.Context, st *started) error {
 // fail records a plugin that could not load: failed, without tools.
 func (p *plugin) fail(err error) {
 	p.mu.Lock()
-	p.state, p.err = protocol.PluginFailed, err.Error()
+	p.state, p.err = protocol.PluginFailed, errText(err)
 	p.mu.Unlock()
 	log := p.m.logFor(p.spec.Name)
 	log.Error().Err(err).Msg("plugin failed to load")
 }
 
-// problem records a failure no plugin record can carry.
-func (m *Manager) problem(msg string) error {
+// problem records a failure no plugin record can carry (name is the
+// plugin's, or "" for a whole source).
+func (m *Manager) problem(name, msg string) error {
 	m.mu.Lock()
 	m.problems = append(m.problems, msg)
 	m.mu.Unlock()
 	m.log.Error().Msg(msg)
-	return protocol.Errorf(protocol.CodePluginLoad, "%s", msg)
+	err := protocol.Errorf(protocol.CodePluginLoad, "%s", msg)
+	if name != "" {
+		err = err.WithData("plugin", name)
+	}
+	return err
 }
 
 func (m *Manager) named(name string, more []*plugin) *plugin {
@@ -281,6 +286,15 @@ func (m *Manager) Reload(ctx context.Context, name string) (protocol.PluginRecor
 	})
 }
 
+// errText is an error's message without the code prefix of *protocol.Error.
+func errText(err error) string {
+	var pe *protocol.Error
+	if errors.As(err, &pe) {
+		return pe.Message
+	}
+	return err.Error()
+}
+
 // stateErr is a plugin_state error naming the plugin.
 func stateErr(name, format string, args ...any) *protocol.Error {
 	return protocol.Errorf(protocol.CodePluginState, format, args...).WithData("plugin", name)
@@ -302,7 +316,7 @@ func (m *Manager) Check() protocol.Check {
 		default:
 			disabled = append(disabled, r.Name)
 		}
-		if r.State != protocol.PluginDisabled && r.Sandbox.Enforcement == "none" && r.Sandbox.Backend != "in-process" {
+		if r.State == protocol.PluginEnabled && r.Sandbox.Enforcement == "none" && r.Sandbox.Backend != "in-process" {
 			unconfined = append(unconfined, unconfinedNote(r))
 		}
 	}

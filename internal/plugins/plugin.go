@@ -220,7 +220,7 @@ func (p *plugin) enable(ctx context.Context) error {
 	}
 	if err != nil {
 		p.mu.Lock()
-		p.err = err.Error()
+		p.err = errText(err)
 		p.mu.Unlock()
 	}
 	return err
@@ -233,7 +233,7 @@ func (p *plugin) reload(ctx context.Context) error {
 	err := p.up(p.launch(ctx))
 	if err != nil {
 		p.mu.Lock()
-		p.err = "reload failed, the previous tools are kept: " + err.Error()
+		p.err = "reload failed, the previous tools are kept: " + errText(err)
 		p.mu.Unlock()
 	}
 	return err

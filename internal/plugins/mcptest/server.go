@@ -37,9 +37,17 @@ func Main(args []string) int {
 	fs.StringVar(&o.raw, "raw", "", "run a hand-written misbehaving server: no-init, big, big-noid, huge-list, cursor-loop, flood")
 	fs.Int64Var(&o.bigBytes, "big-bytes", 100<<20, "size of the raw big reply")
 	fs.BoolVar(&o.idLast, "id-last", false, "raw big: write the id after the result, as the TypeScript SDK does")
+	fs.StringVar(&o.exitIf, "exit-if", "", "exit 4 at start when this file exists (a restart that fails)")
+	fs.StringVar(&o.addIf, "add-if", "", "PATH=NAME: add a tool NAME when the file PATH exists at start")
+	fs.IntVar(&o.stderrFlood, "stderr-flood", 0, "write N bytes of log lines to stderr before serving")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
+	if _, err := os.Stat(o.exitIf); o.exitIf != "" && err == nil {
+		fmt.Fprintln(os.Stderr, "mcp-test-server: refusing to start again")
+		return 4
+	}
+	floodStderr(o.stderrFlood)
 	if o.exitAtStart {
 		fmt.Fprintln(os.Stderr, "mcp-test-server: cannot open the database: permission denied")
 		return 3
@@ -61,6 +69,15 @@ type options struct {
 	raw           string
 	bigBytes      int64
 	idLast        bool
+	exitIf, addIf string
+	stderrFlood   int
+}
+
+func floodStderr(n int) {
+	line := strings.Repeat("stderr noise ", 10) + "\n"
+	for written := 0; written < n; written += len(line) {
+		os.Stderr.WriteString(line)
+	}
 }
 
 // runSDK serves the well-behaved server.

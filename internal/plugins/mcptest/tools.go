@@ -55,6 +55,11 @@ func addTools(srv *mcp.Server, o options) {
 	addTimeTools(srv, add)
 	addWorldTools(add)
 	addDynamicTools(srv, add)
+	if path, name, ok := strings.Cut(o.addIf, "="); ok {
+		if _, err := os.Stat(path); err == nil {
+			add(name, "Added because "+path+" exists.", ro, schema(), constant(name))
+		}
+	}
 	if o.readFile {
 		add("read_file", "Read a file (the name of a built-in).", ro, schema("path:string"), constant("read"))
 	}
