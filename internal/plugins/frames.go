@@ -205,7 +205,7 @@ func (f *frameFilter) oversized(big *oversize) ([]byte, error) {
 	}
 	switch {
 	case id != nil && !isCall.Match(big.head):
-		msg := fmt.Sprintf("reply of %d bytes exceeds the sidecar's limit of %d bytes for one plugin message", big.size, f.max)
+		msg := fmt.Sprintf("reply of %d bytes exceeds the sidecar's limit of %d bytes for one plugin message (STEERABLE_PLUGIN_MAX_MESSAGE_BYTES)", big.size, f.max)
 		b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": json.RawMessage(id[1]),
 			"error": map[string]any{"code": codeTooLarge, "message": msg, "data": map[string]any{"bytes": big.size, "limit": f.max}}})
 		return append(b, '\n'), nil

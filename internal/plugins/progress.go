@@ -90,14 +90,20 @@ func (s *progressSink) offer(line string) {
 	if s.closed {
 		return
 	}
+	s.pending = line
+	if s.timer == nil {
+		s.due()
+	}
+}
+
+// due sends the pending line if the interval has passed, else arms the
+// timer for when it will have; the caller holds mu.
+func (s *progressSink) due() {
 	if wait := progressInterval - time.Since(s.last); wait > 0 {
-		s.pending = line
-		if s.timer == nil {
-			s.timer = time.AfterFunc(wait, s.flush)
-		}
+		s.timer = time.AfterFunc(wait, s.flush)
 		return
 	}
-	s.send(line)
+	s.send(s.pending)
 }
 
 func (s *progressSink) flush() {
@@ -105,7 +111,7 @@ func (s *progressSink) flush() {
 	defer s.mu.Unlock()
 	s.timer = nil
 	if !s.closed && s.pending != "" {
-		s.send(s.pending)
+		s.due()
 	}
 }
 

@@ -189,9 +189,18 @@ func (s *server) evidence() string {
 func (s *server) watch() {
 	closed := make(chan struct{})
 	go func() { s.session.Wait(); close(closed) }()
+	exited := false
 	select {
 	case <-s.proc.Done():
+		exited = true
 	case <-closed:
+		// A server that exits closes its stdout first: give the exit a
+		// moment to be reaped, so the reason names it.
+		select {
+		case <-s.proc.Done():
+			exited = true
+		case <-time.After(200 * time.Millisecond):
+		}
 	}
 	s.proc.Stop(0) // the group, and what the leader left behind
 	s.stderr.Wait(500 * time.Millisecond)
@@ -200,21 +209,20 @@ func (s *server) watch() {
 	if s.stopping != "" {
 		s.why = s.stopping
 	} else {
-		s.why = s.deathReason()
+		s.why = s.deathReason(exited)
 	}
 	close(s.dead)
 }
 
-// deathReason says why a server nobody stopped is gone.
-func (s *server) deathReason() string {
+// deathReason says why a server nobody stopped is gone: a broken
+// connection (the frame filter's error), else its exit, else a closed
+// stdout.
+func (s *server) deathReason(exited bool) string {
 	why := "the server closed its stdout"
 	if err := s.frames.Err(); err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, os.ErrClosed) {
 		why = "the connection broke: " + err.Error()
-	}
-	select {
-	case <-s.proc.Done():
+	} else if exited {
 		why = fmt.Sprintf("the server process exited (%s)", s.proc.Exit())
-	default:
 	}
 	return why + s.evidence()
 }

@@ -89,7 +89,7 @@ func (t *mcpTool) failed(ctx, cctx context.Context, err error) protocol.ToolResu
 	case errors.Is(cctx.Err(), context.DeadlineExceeded):
 		return tools.Followup("plugin tool %s did not answer within %d ms (STEERABLE_PLUGIN_CALL_TIMEOUT_MS); the call was cancelled on the plugin. Try a smaller request, or another tool", name, t.timeout.Milliseconds())
 	case errors.As(err, &wire) && wire.Code == codeTooLarge:
-		return tools.Followup("plugin tool %s returned too much: %s (STEERABLE_PLUGIN_MAX_MESSAGE_BYTES); ask it for less (a narrower query, a range, a page)", name, wire.Message)
+		return tools.Followup("plugin tool %s returned too much: %s; ask it for less (a narrower query, a range, a page)", name, wire.Message)
 	case errors.As(err, &wire):
 		res := tools.Followup("plugin tool %s failed: the plugin answered error %d: %s", name, wire.Code, clip(wire.Message, maxErrorText))
 		res.Data = map[string]any{"plugin": t.m.plugin, "tool": name, "pluginError": map[string]any{"code": wire.Code, "message": clip(wire.Message, maxErrorText)}}

@@ -31,11 +31,18 @@ func runRaw(o options) int {
 		var req struct {
 			ID     json.RawMessage `json:"id"`
 			Method string          `json:"method"`
+			Params struct {
+				Name string `json:"name"`
+			} `json:"params"`
 		}
 		if json.Unmarshal(sc.Bytes(), &req) != nil {
 			continue
 		}
-		rawAnswer(o, out, req.ID, req.Method)
+		method := req.Method
+		if method == "tools/call" && req.Params.Name == "big" {
+			method = "tools/call big"
+		}
+		rawAnswer(o, out, req.ID, method)
 	}
 	return 0
 }
@@ -64,11 +71,9 @@ func rawAnswer(o options, out *rawOut, id json.RawMessage, method string) {
 		}
 	case "tools/list":
 		result(rawToolList(o))
+	case "tools/call big":
+		streamBig(out, id, o)
 	case "tools/call":
-		if o.raw == "big" || o.raw == "big-noid" {
-			streamBig(out, id, o)
-			return
-		}
 		result(`{"content":[{"type":"text","text":"raw ok"}]}`)
 	case "ping":
 		result(`{}`)

@@ -13,8 +13,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// tinyPNG is a 1×1 PNG.
-var tinyPNG = []byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x01\x00\x00\x00\x01\x08\x06\x00\x00\x00\x1f\x15\xc4\x89\x00\x00\x00\rIDATx\x9cc\xf8\x0f\x00\x00\x01\x01\x00\x05\x18\xd8N\x00\x00\x00\x00IEND\xaeB`\x82")
+// TinyPNG is the 1×1 PNG the media tool returns.
+var TinyPNG = []byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x01\x00\x00\x00\x01\x08\x06\x00\x00\x00\x1f\x15\xc4\x89\x00\x00\x00\rIDATx\x9cc\xf8\x0f\x00\x00\x01\x01\x00\x05\x18\xd8N\x00\x00\x00\x00IEND\xaeB`\x82")
 
 // addTools registers the well-behaved server's tools.
 func addTools(srv *mcp.Server, o options) {
@@ -43,7 +43,7 @@ func addTools(srv *mcp.Server, o options) {
 	add("media", "An image, a resource and a link.", ro, schema(), func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		return &mcp.CallToolResult{Content: []mcp.Content{
 			&mcp.TextContent{Text: "here is a picture"},
-			&mcp.ImageContent{MIMEType: "image/png", Data: tinyPNG},
+			&mcp.ImageContent{MIMEType: "image/png", Data: TinyPNG},
 			&mcp.EmbeddedResource{Resource: &mcp.ResourceContents{URI: "file:///notes.txt", MIMEType: "text/plain", Text: "resource text"}},
 			&mcp.ResourceLink{URI: "https://example.com/doc", Name: "doc"},
 		}}, nil
