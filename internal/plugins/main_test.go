@@ -3,6 +3,7 @@ package plugins
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -22,25 +23,63 @@ import (
 // serverEnv makes the test binary run as the MCP test server.
 const serverEnv = "STEERABLE_PLUGINS_TEST_SERVER"
 
-// TestMain lets the test binary play the plugins the tests load (the MCP
-// test server, re-executed go-plugin style) and the Landlock helper.
+// TestMain lets the test binary play the Landlock helper and the plugins
+// the tests load (the MCP test server, re-executed go-plugin style). The
+// helper comes first: it runs with the plugin's environment, and must
+// confine before the server starts.
 func TestMain(m *testing.M) {
-	if os.Getenv(serverEnv) == "1" {
-		os.Exit(mcptest.Main(os.Args[1:]))
-	}
 	if len(os.Args) > 1 && os.Args[1] == sandbox.HelperCommand {
 		os.Exit(sandbox.ExecMain(os.Args[2:], os.Stderr))
 	}
-	goleak.VerifyTestMain(m)
+	if os.Getenv(serverEnv) == "1" {
+		os.Exit(mcptest.Main(os.Args[1:]))
+	}
+	os.Exit(runTests(m))
+}
+
+// stage is a directory outside /tmp holding a copy of the test binary (the
+// plugin command) and the tests' workspaces: bwrap mounts a private /tmp,
+// so what the go tool builds under /tmp is out of a confined plugin's
+// sight, as a workspace under /tmp is unless a writable root.
+var stage, serverExe string
+
+func runTests(m *testing.M) int {
+	home, _ := os.UserHomeDir()
+	var err error
+	if stage, err = os.MkdirTemp(home, ".steerable-plugins-test-"); err != nil {
+		stage = os.TempDir()
+	}
+	defer os.RemoveAll(stage)
+	if serverExe, err = copyExecutable(stage); err != nil {
+		fmt.Fprintln(os.Stderr, "staging the test binary:", err)
+		return 1
+	}
+	if code := m.Run(); code != 0 {
+		return code
+	}
+	if err := goleak.Find(); err != nil {
+		fmt.Fprintln(os.Stderr, "goroutines leaked:", err)
+		return 1
+	}
+	return 0
+}
+
+func copyExecutable(dir string) (string, error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return "", err
+	}
+	b, err := os.ReadFile(exe)
+	if err != nil {
+		return "", err
+	}
+	out := filepath.Join(dir, filepath.Base(exe))
+	return out, os.WriteFile(out, b, 0o755)
 }
 
 // testServer is the Spec of the MCP test server with the given flags.
 func testServer(t testing.TB, name string, flags ...string) Spec {
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return Spec{Name: name, Source: SourceInstalled, Origin: "test", Command: exe, Args: flags,
+	return Spec{Name: name, Source: SourceInstalled, Origin: "test", Command: serverExe, Args: flags,
 		Env: map[string]string{serverEnv: "1"}}
 }
 
@@ -108,11 +147,16 @@ func newFixture(t *testing.T, backend string, tweak ...func(*Options)) *fixture 
 	return &fixture{m: m, reg: reg, host: h, sb: sb, ws: ws, log: log}
 }
 
+// realDir is a fresh directory of the test, below the stage.
 func realDir(t testing.TB) string {
-	d, err := filepath.EvalSymlinks(t.TempDir())
+	d, err := os.MkdirTemp(stage, "dir-")
+	if err == nil {
+		d, err = filepath.EvalSymlinks(d)
+	}
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { os.RemoveAll(d) })
 	return d
 }
 
