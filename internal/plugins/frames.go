@@ -123,18 +123,26 @@ func (f *frameFilter) readLine() ([]byte, *oversize, error) {
 	}
 }
 
-// skip consumes the rest of an oversized line, keeping its two ends.
+// skip consumes the rest of an oversized line, keeping its two ends in
+// fixed buffers.
 func (f *frameFilter) skip(start []byte, err error) *oversize {
 	big := &oversize{head: bytes.Clone(start[:min(len(start), maxKeptEnd)]), size: int64(len(start))}
-	tail := bytes.Clone(start[max(0, len(start)-maxKeptEnd):])
+	tail := make([]byte, 0, 2*maxKeptEnd)
+	keepTail := func(b []byte) {
+		b = b[max(0, len(b)-maxKeptEnd):]
+		if len(tail)+len(b) > cap(tail) {
+			tail = append(tail[:0], tail[len(tail)-(maxKeptEnd-len(b)):]...)
+		}
+		tail = append(tail, b...)
+	}
+	keepTail(start)
 	for errors.Is(err, bufio.ErrBufferFull) {
 		var chunk []byte
 		chunk, err = f.src.ReadSlice('\n')
 		big.size += int64(len(chunk))
-		tail = append(tail, chunk...)
-		tail = tail[max(0, len(tail)-maxKeptEnd):]
+		keepTail(chunk)
 	}
-	big.tail = bytes.TrimRight(tail, "\r\n")
+	big.tail = bytes.TrimRight(tail[max(0, len(tail)-maxKeptEnd):], "\r\n")
 	return big
 }
 
@@ -190,7 +198,7 @@ func (f *frameFilter) Noise() (int, string) {
 // write it first ({"jsonrpc":"2.0","id":7,"result":…), the TypeScript SDK
 // last (…,"jsonrpc":"2.0","id":7}).
 var (
-	idValue = `(-?[0-9]{1,19}|"(?:[^"\\]|\\.){0,200}")`
+	idValue = `(-?(?:0|[1-9][0-9]{0,18})|"(?:[^"\\]|\\.){0,200}")`
 	idHead  = regexp.MustCompile(`^\s*\{\s*(?:"jsonrpc"\s*:\s*"2\.0"\s*,\s*)?"id"\s*:\s*` + idValue + `\s*,`)
 	idTail  = regexp.MustCompile(`,\s*"id"\s*:\s*` + idValue + `\s*\}\s*$`)
 	isCall  = regexp.MustCompile(`"method"\s*:`)
@@ -202,6 +210,9 @@ func (f *frameFilter) oversized(big *oversize) ([]byte, error) {
 	id := idHead.FindSubmatch(big.head)
 	if id == nil {
 		id = idTail.FindSubmatch(big.tail)
+	}
+	if id != nil && !json.Valid(id[1]) {
+		id = nil
 	}
 	switch {
 	case id != nil && !isCall.Match(big.head):
