@@ -61,8 +61,11 @@ func cmdListen(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Setenv("PORT", strconv.Itoa(ln.Addr().(*net.TCPAddr).Port))
 }
 
-// scriptCondition adds [landlock].
+// scriptCondition adds [landlock] and [mcpnpm].
 func scriptCondition(cond string) (bool, error) {
+	if cond == "mcpnpm" {
+		return npmServersInstalled(), nil
+	}
 	if cond == "landlock" {
 		abi, err := llsys.LandlockGetABIVersion()
 		return err == nil && abi > 0, nil

@@ -16,6 +16,8 @@ func TestDefaults(t *testing.T) {
 		WorkspaceConfine: true, MaxFrameBytes: 16 << 20, MaxInflight: 64, ShutdownGraceMs: 5000,
 		Approvals: "off", RequireReadBeforeWrite: true, FileMaxBytes: 64 << 20, Sandbox: "auto",
 		BashMaxTimeoutMs: 600000, BashMaxOutputBytes: 1 << 20, RunCodeTimeoutMs: 60000,
+		PluginStartTimeoutMs: 20000, PluginCallTimeoutMs: 120000, PluginMaxOutputBytes: 1 << 20,
+		PluginMaxMessageBytes: 16 << 20, PluginMaxTools: 2000,
 		Web: Web{
 			FetchTimeoutMs: 30000, FetchMaxBytes: 1000000, FetchMaxRedirects: 5,
 			SearchTimeoutMs: 30000, SearchMaxResults: 8, SessionSearchCap: 200,

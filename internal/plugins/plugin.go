@@ -52,7 +52,7 @@ type started struct {
 // launch starts the plugin's server and reads its tools; nothing is
 // registered yet.
 func (p *plugin) launch(ctx context.Context) started {
-	tmp, err := os.MkdirTemp(p.m.opts.TempDir, "plugin-"+suggestPrefix(p.spec.Name))
+	tmp, err := os.MkdirTemp(p.m.opts.TempDir, "plugin-"+strings.TrimSuffix(suggestPrefix(p.spec.Name), "__")+"-")
 	if err != nil {
 		return started{err: loadErr(p.spec, "cannot create its temp dir: %v", err)}
 	}

@@ -30,7 +30,7 @@ func TestEnvironmentIsScrubbedPlusManifest(t *testing.T) {
 	if res.Message != want {
 		t.Errorf("environment:\n%s\nwant:\n%s", res.Message, want)
 	}
-	if !strings.HasPrefix(tmp, f.sb.TempDir()+"/plugin-t__") {
+	if !strings.HasPrefix(tmp, f.sb.TempDir()+"/plugin-t-") {
 		t.Errorf("the plugin's temp dir %s is not its own below the session's", tmp)
 	}
 	f.m.Disable(context.Background(), "t")
