@@ -5,6 +5,7 @@ package main
 //	mcp-test-server ARGS       the MCP test server (internal/plugins/mcptest), as a program
 //	install-mcp-test-server    copy it to $WORK/bin/mcp-test-server: a bwrap-confined plugin sees
 //	                           the workspace but not the go tool's build directory under /tmp
+//	stderr-has TEXT            wait (≤ waitTimeout) until the sidecar's stderr holds TEXT
 //	[mcpnpm]                   condition: the npm MCP servers are installed in bench/.cache/plugins
 //	                           ($MCP_NODE_MODULES; .ci/run installs them)
 //
@@ -67,4 +68,11 @@ func npmServersInstalled() bool {
 	_, err2 := os.Stat(filepath.Join(npmModules(), "@modelcontextprotocol/server-everything/dist/index.js"))
 	_, err3 := os.Stat(filepath.Join(npmModules(), "@modelcontextprotocol/server-filesystem/dist/index.js"))
 	return err == nil && err2 == nil && err3 == nil
+}
+
+func cmdStderrHas(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 1 {
+		ts.Fatalf("usage: stderr-has TEXT")
+	}
+	sess(ts).waitStderr(ts, args[0])
 }

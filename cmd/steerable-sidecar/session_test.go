@@ -78,6 +78,7 @@ var sessionCmds = map[string]func(ts *testscript.TestScript, neg bool, args []st
 	"reverse-quiet": cmdReverseQuiet,
 
 	"install-mcp-test-server": cmdInstallMCPTestServer,
+	"stderr-has":              cmdStderrHas,
 }
 
 func sess(ts *testscript.TestScript) *session { return ts.Value(sessionKey{}).(*session) }

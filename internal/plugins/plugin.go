@@ -145,7 +145,7 @@ func hasKey(m map[string]string, k string) bool { _, ok := m[k]; return ok }
 // ones the plugin owns, atomically: all of them or, on any error, none.
 func (p *plugin) register(st started, owned []string) ([]string, error) {
 	r := newRecorder(p.spec, p.m.reg, owned)
-	m := mapping{plugin: p.spec.Name, maxOutput: p.m.opts.MaxOutputBytes, sandbox: st.srv.proc.Sandbox()}
+	m := mapping{plugin: p.spec.Name, prefix: p.spec.ToolPrefix, maxOutput: p.m.opts.MaxOutputBytes, sandbox: st.srv.proc.Sandbox()}
 	for _, t := range st.list {
 		tool, err := newMCPTool(t, st.srv, m, p.m.opts.CallTimeout)
 		if err != nil {

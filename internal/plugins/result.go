@@ -19,9 +19,13 @@ const maxErrorText = 2000
 // budget of text and structured content one result may carry.
 type mapping struct {
 	plugin, tool string // the plugin, and the tool's name on its server
+	prefix       string // the plugin's toolPrefix: the registered name is prefix+tool
 	maxOutput    int
 	sandbox      protocol.PluginSandbox
 }
+
+// name is the tool's registered name, the one the model called.
+func (m mapping) name() string { return m.prefix + m.tool }
 
 // result maps a CallToolResult faithfully and boundedly (SPEC §4.7): text
 // content → data.content and message; structuredContent → data.structured;
@@ -60,11 +64,11 @@ func (m mapping) result(r *mcp.CallToolResult) protocol.ToolResult {
 	message := strings.Join(texts, "\n")
 	if r.IsError {
 		res := protocol.ToolResult{Success: false, NeedsFollowup: true, Message: message, Data: data}
-		res.Error = fmt.Sprintf("plugin tool %s reported an error: %s", m.tool, firstNonEmpty(clip(message, maxErrorText), "(no message)"))
+		res.Error = fmt.Sprintf("plugin tool %s reported an error: %s", m.name(), firstNonEmpty(clip(message, maxErrorText), "(no message)"))
 		return res
 	}
 	if message == "" {
-		message = fmt.Sprintf("plugin tool %s returned no text content", m.tool)
+		message = fmt.Sprintf("plugin tool %s returned no text content", m.name())
 	}
 	return protocol.ToolResult{Success: true, Message: message, Data: data}
 }

@@ -79,9 +79,18 @@ func (t *mcpTool) Run(ctx context.Context, call tools.Call) protocol.ToolResult 
 	return t.failed(ctx, cctx, err)
 }
 
-// failed maps a call that got no result.
+// failed maps a call that got no result; data names the plugin and tool.
 func (t *mcpTool) failed(ctx, cctx context.Context, err error) protocol.ToolResult {
-	name := t.m.tool
+	res := t.failure(ctx, cctx, err)
+	if res.Data == nil {
+		res.Data = map[string]any{}
+	}
+	res.Data["plugin"], res.Data["tool"] = t.m.plugin, t.m.tool
+	return res
+}
+
+func (t *mcpTool) failure(ctx, cctx context.Context, err error) protocol.ToolResult {
+	name := t.m.name()
 	var wire *jsonrpc.Error
 	switch {
 	case ctx.Err() != nil:
@@ -92,7 +101,7 @@ func (t *mcpTool) failed(ctx, cctx context.Context, err error) protocol.ToolResu
 		return tools.Followup("plugin tool %s returned too much: %s; ask it for less (a narrower query, a range, a page)", name, wire.Message)
 	case errors.As(err, &wire):
 		res := tools.Followup("plugin tool %s failed: the plugin answered error %d: %s", name, wire.Code, clip(wire.Message, maxErrorText))
-		res.Data = map[string]any{"plugin": t.m.plugin, "tool": name, "pluginError": map[string]any{"code": wire.Code, "message": clip(wire.Message, maxErrorText)}}
+		res.Data = map[string]any{"pluginError": map[string]any{"code": wire.Code, "message": clip(wire.Message, maxErrorText)}}
 		return res
 	}
 	select { // a broken connection: say why the server is gone, once the watcher knows

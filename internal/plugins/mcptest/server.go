@@ -39,6 +39,7 @@ func Main(args []string) int {
 	fs.BoolVar(&o.idLast, "id-last", false, "raw big: write the id after the result, as the TypeScript SDK does")
 	fs.StringVar(&o.exitIf, "exit-if", "", "exit 4 at start when this file exists (a restart that fails)")
 	fs.StringVar(&o.addIf, "add-if", "", "PATH=NAME: add a tool NAME when the file PATH exists at start")
+	fs.StringVar(&o.namePrefix, "name-prefix", "", "put this before every tool name (a server's own namespace)")
 	fs.IntVar(&o.stderrFlood, "stderr-flood", 0, "write N bytes of log lines to stderr before serving")
 	if err := fs.Parse(args); err != nil {
 		return 2
@@ -71,6 +72,7 @@ type options struct {
 	idLast        bool
 	exitIf, addIf string
 	stderrFlood   int
+	namePrefix    string
 }
 
 func floodStderr(n int) {

@@ -20,7 +20,7 @@ var TinyPNG = []byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x01\x00\x0
 func addTools(srv *mcp.Server, o options) {
 	ro := &mcp.ToolAnnotations{ReadOnlyHint: true}
 	add := func(name, desc string, ann *mcp.ToolAnnotations, in map[string]any, h mcp.ToolHandler) {
-		srv.AddTool(&mcp.Tool{Name: name, Description: desc, Annotations: ann, InputSchema: in}, h)
+		srv.AddTool(&mcp.Tool{Name: o.namePrefix + name, Description: desc, Annotations: ann, InputSchema: in}, h)
 	}
 	add("echo", "Echo the text back.", ro, schema("text:string"), func(_ context.Context, r *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		a, err := args[struct{ Text string }](r)
@@ -102,6 +102,7 @@ func addTimeTools(srv *mcp.Server, add adder) {
 	})
 	add("sleep", "Sleep ms milliseconds, or until cancelled.", ro, schema("ms:integer"), func(ctx context.Context, r *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		a, _ := args[struct{ Ms int }](r)
+		fmt.Fprintln(os.Stderr, "mcp-test-server: sleep started")
 		select {
 		case <-time.After(time.Duration(a.Ms) * time.Millisecond):
 			return text("slept"), nil
