@@ -5,6 +5,8 @@ package main
 //	mcp-test-server ARGS       the MCP test server (internal/plugins/mcptest), as a program
 //	install-mcp-test-server    copy it to $WORK/bin/mcp-test-server: a bwrap-confined plugin sees
 //	                           the workspace but not the go tool's build directory under /tmp
+//	wait-tool NAME             poll tool.list (≤ waitTimeout) until NAME is registered (list_changed is applied
+//	                           asynchronously)
 //	stderr-has TEXT            wait (≤ waitTimeout) until the sidecar's stderr holds TEXT
 //	[mcpnpm]                   condition: the npm MCP servers are installed in bench/.cache/plugins
 //	                           ($MCP_NODE_MODULES; .ci/run installs them)
@@ -15,9 +17,12 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
+	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
 
@@ -75,4 +80,24 @@ func cmdStderrHas(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Fatalf("usage: stderr-has TEXT")
 	}
 	sess(ts).waitStderr(ts, args[0])
+}
+
+func cmdWaitTool(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 1 {
+		ts.Fatalf("usage: wait-tool NAME")
+	}
+	s := sess(ts)
+	deadline := time.Now().Add(waitTimeout)
+	for i := 0; ; i++ {
+		id := fmt.Sprintf(`"wait-tool-%d"`, i)
+		s.write(ts, `{"jsonrpc":"2.0","id":`+id+`,"method":"tool.list"}`)
+		f := s.next(ts, func(f map[string]json.RawMessage) bool { return f["method"] == nil && compactEq(f["id"], id) })
+		if strings.Contains(string(f["result"]), `"name":"`+args[0]+`"`) {
+			return
+		}
+		if time.Now().After(deadline) {
+			ts.Fatalf("tool %s not registered within %v", args[0], waitTimeout)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 }

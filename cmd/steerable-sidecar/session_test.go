@@ -79,6 +79,7 @@ var sessionCmds = map[string]func(ts *testscript.TestScript, neg bool, args []st
 
 	"install-mcp-test-server": cmdInstallMCPTestServer,
 	"stderr-has":              cmdStderrHas,
+	"wait-tool":               cmdWaitTool,
 }
 
 func sess(ts *testscript.TestScript) *session { return ts.Value(sessionKey{}).(*session) }

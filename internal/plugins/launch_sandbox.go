@@ -7,6 +7,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
+	"strings"
 	"syscall"
 	"time"
 
@@ -41,6 +43,11 @@ func (l SandboxLauncher) Launch(in Launch) (Process, error) {
 		return nil, err
 	}
 	backend := l.backend(in.Policy)
+	if backend.Name() == "bwrap" {
+		if err := visibleInBwrap(in.Policy.Writable, path, in.Dir); err != nil {
+			return nil, err
+		}
+	}
 	w, err := backend.Wrap(sandbox.Cmd{Path: path, Args: in.Argv, Dir: in.Dir, Env: in.Env}, policyOf(in.Policy))
 	if err != nil {
 		return nil, fmt.Errorf("sandbox %s: %w", backend.Name(), err)
@@ -77,6 +84,23 @@ func (l SandboxLauncher) backend(p Policy) sandbox.Backend {
 		return sandbox.NewSeatbelt()
 	}
 	return sandbox.None{}
+}
+
+// visibleInBwrap refuses paths a bwrap-confined process cannot see: bwrap
+// mounts a private tmpfs on /tmp, so below it only the writable roots
+// exist. Without this the server fails with bwrap's bare "No such file or
+// directory".
+func visibleInBwrap(writable []string, paths ...string) error {
+	for _, p := range paths {
+		if real, err := filepath.EvalSymlinks(p); err == nil {
+			p = real
+		}
+		if !strings.HasPrefix(p, "/tmp/") || slices.ContainsFunc(writable, func(w string) bool { return p == w || strings.HasPrefix(p, w+"/") }) {
+			continue
+		}
+		return fmt.Errorf("under the bwrap sandbox /tmp is private to the plugin, so %s is not visible to it; install the server outside /tmp, or list its directory in the manifest's \"sandbox\": {\"writable\": [...]}", p)
+	}
+	return nil
 }
 
 // lookPath resolves a command without a slash on the sidecar's PATH, and

@@ -151,3 +151,24 @@ func waitProcs(t *testing.T, marker string, running bool) {
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+// Under bwrap /tmp is private: a command or cwd there, outside the
+// writable roots, is refused with the reason instead of bwrap's bare
+// "No such file or directory".
+func TestBwrapPrivateTmpIsNamed(t *testing.T) {
+	f := newFixture(t, "bwrap")
+	tmp, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	exe, err := copyExecutable(tmp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := testServer(t, "intmp")
+	s.Command = exe
+	err = f.m.Load(context.Background(), specs{s})
+	lifecycleErr(t, err, protocol.CodePluginLoad, "under the bwrap sandbox /tmp is private to the plugin, so "+exe+" is not visible to it")
+	s.Name, s.Sandbox.Writable = "listed", []string{tmp}
+	f.load(t, s)
+}
