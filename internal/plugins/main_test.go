@@ -116,7 +116,7 @@ type fixture struct {
 
 // newFixture opens a sandbox with the named backend ("none" by default)
 // and a manager with short timeouts.
-func newFixture(t *testing.T, backend string, tweak ...func(*Options)) *fixture {
+func newFixture(t testing.TB, backend string, tweak ...func(*Options)) *fixture {
 	t.Helper()
 	if backend == "" {
 		backend = "none"
