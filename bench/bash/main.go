@@ -37,7 +37,7 @@ func main() {
 	bare := benchkit.Median(bareRuns)
 	fmt.Printf("%-34s %10s %10s %10s %10s  %s\n", "bash -c true", "median", "p10", "p90", "overhead", "target")
 	row("bare bash -c true", bareRuns, 0, 0)
-	targets := map[string]time.Duration{"landlock": 5 * time.Millisecond, "bwrap": 15 * time.Millisecond}
+	targets := map[string]time.Duration{"landlock": 2 * time.Millisecond, "bwrap": 8 * time.Millisecond}
 	for _, backend := range []string{"none", "landlock", "bwrap"} {
 		name := "sidecar bash, " + backend
 		s, err := startSidecar(*bin, backend)

@@ -38,7 +38,7 @@ func loadOnce(t target, backend, ws string) (time.Duration, int, error) {
 		return 0, 0, fmt.Errorf("backend %s unusable: %s", backend, sb.Summary())
 	}
 	reg := tools.NewRegistry()
-	m := plugins.NewManager(reg, plugins.SandboxLauncher{Sandbox: sb}, nopHost{}, zerolog.Nop(), plugins.Options{
+	m := plugins.NewManager(reg, plugins.NewSandboxLauncher(sb), nopHost{}, zerolog.Nop(), plugins.Options{
 		Workspace: ws, TempDir: sb.TempDir(), Environ: sb.Env(sandbox.EnvScrubbed), Version: "bench",
 		StartTimeout: 30 * time.Second, CallTimeout: 30 * time.Second, MaxOutputBytes: 1 << 20, MaxMessageBytes: 16 << 20, MaxTools: 2000,
 	})

@@ -39,9 +39,7 @@ func (a *app) loadPlugins(host tools.Host) error {
 		a.checks["plugins"] = protocol.Check{Status: protocol.CheckOK, Message: "no plugin sources configured"}
 		return nil
 	}
-	exe, _ := os.Executable()
-	launcher := plugins.SandboxLauncher{Sandbox: a.sandbox, Self: sandbox.Self{Path: exe, Argv0: "steerable-sidecar"}}
-	a.plugins = plugins.NewManager(a.registry, launcher, host, a.log.With().Str("component", "plugins").Logger(), plugins.Options{
+	a.plugins = plugins.NewManager(a.registry, plugins.NewSandboxLauncher(a.sandbox), host, a.log.With().Str("component", "plugins").Logger(), plugins.Options{
 		Workspace: a.cfg.Workspace, TempDir: a.sandbox.TempDir(), Environ: a.sandbox.Env(sandbox.EnvScrubbed), Version: version,
 		StartTimeout:    time.Duration(a.cfg.PluginStartTimeoutMs) * time.Millisecond,
 		CallTimeout:     time.Duration(a.cfg.PluginCallTimeoutMs) * time.Millisecond,

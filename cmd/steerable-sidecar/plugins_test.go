@@ -79,7 +79,7 @@ func cmdStderrHas(ts *testscript.TestScript, neg bool, args []string) {
 	if len(args) != 1 {
 		ts.Fatalf("usage: stderr-has TEXT")
 	}
-	sess(ts).waitStderr(ts, args[0])
+	sess(ts).waitStderr(ts, 0, args[0])
 }
 
 func cmdWaitTool(ts *testscript.TestScript, neg bool, args []string) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"os"
+	"strings"
 
 	"steerable.dev/sidecar/internal/sandbox"
 	"steerable.dev/sidecar/protocol"
@@ -13,19 +14,18 @@ import (
 // backend with a real probe (SPEC §4.2). The probe runs in the background so
 // the ready marker does not wait for it; bash calls and system.ping do.
 func (a *app) openSandbox() error {
-	exe, err := os.Executable()
-	if err != nil {
-		exe = ""
+	opts, problems := a.sandboxOptions()
+	if a.strict && len(problems) > 0 {
+		return &bootError{"invalid configuration:\n  " + strings.Join(problems, "\n  ")}
 	}
-	sb, err := sandbox.Open(context.Background(), sandbox.Options{
-		Choice: a.cfg.Sandbox, Network: a.cfg.SandboxNetwork, Require: a.cfg.SandboxRequire,
-		Workspace: a.cfg.Workspace, TempParent: os.TempDir(), Environ: os.Environ(),
-		Self: sandbox.Self{Path: exe, Argv0: "steerable-sidecar"},
-	})
+	sb, err := sandbox.Open(context.Background(), opts)
 	if err != nil {
 		return err
 	}
 	a.sandbox = sb
+	if names := sb.Scrubbed(); len(names) > 0 {
+		a.log.Debug().Strs("names", names).Msg("variables scrubbed from the environment of sandboxed commands (names only)")
+	}
 	go func() {
 		check := sandboxCheck(sb)
 		ev := a.log.Info()
@@ -33,19 +33,42 @@ func (a *app) openSandbox() error {
 			ev = a.log.Warn()
 		}
 		ev.Str("backend", sb.Info().Backend).Str("enforcement", string(sb.Info().Enforcement)).
-			Str("tempDir", sb.TempDir()).Msg(check.Message)
+			Str("lifetime", string(sb.Lifetime())).Str("tempDir", sb.TempDir()).Msg(check.Message)
 	}()
 	return nil
 }
 
+// sandboxOptions turns the configuration into sandbox.Options; problems
+// are the deny-list entries that are not paths (each names the fix).
+func (a *app) sandboxOptions() (sandbox.Options, []string) {
+	c := a.cfg
+	deny, p1 := sandbox.ParsePathList(c.SandboxDenyRead)
+	allow, p2 := sandbox.ParsePathList(c.SandboxAllowRead)
+	var problems []string
+	for _, p := range p1 {
+		problems = append(problems, "STEERABLE_SANDBOX_DENY_READ: entry "+p+" (ignored)")
+	}
+	for _, p := range p2 {
+		problems = append(problems, "STEERABLE_SANDBOX_ALLOW_READ: entry "+p+" (ignored)")
+	}
+	return sandbox.Options{
+		Choice: c.Sandbox, Network: c.SandboxNetwork, UnixSockets: c.SandboxUnixSockets, Require: c.SandboxRequire,
+		Workspace: c.Workspace, TempParent: os.TempDir(), Environ: os.Environ(),
+		Env:       sandbox.EnvRules{Core: c.SandboxEnv == "core", Pass: c.SandboxEnvPass},
+		Deny:      sandbox.DenyOptions{Home: os.Getenv("HOME"), Extra: deny, Allow: allow, Root: os.Geteuid() == 0},
+		Limits:    sandbox.Limits{MaxProcs: c.SandboxMaxProcs, MaxMemoryBytes: int64(c.SandboxMaxMemoryMB) << 20},
+		BwrapPath: c.BwrapPath, Self: sandbox.OpenSelf("steerable-sidecar"), Notes: problems,
+	}, problems
+}
+
 // sandboxCheck is checks.sandbox once the backend is selected: ok when a
-// backend confines, warn when commands run unconfined or partly confined,
-// error when they are refused (STEERABLE_SANDBOX_REQUIRE=1 and no working
-// backend).
+// backend confines fully, warn when commands run unconfined or partly
+// confined, error when they are refused (the named backend does not work,
+// or STEERABLE_SANDBOX_REQUIRE=1 and no backend does).
 func sandboxCheck(sb *sandbox.Sandbox) protocol.Check {
 	switch {
 	case sb.Unavailable():
-		return protocol.Check{Status: protocol.CheckError, Message: "sandbox_unavailable: bash refuses to run (STEERABLE_SANDBOX_REQUIRE=1); " + sb.Summary()}
+		return protocol.Check{Status: protocol.CheckError, Message: "sandbox_unavailable: bash refuses to run; " + sb.Summary()}
 	case sb.Info().Enforcement == sandbox.EnforcementNone:
 		return protocol.Check{Status: protocol.CheckWarn, Message: "commands run unconfined; " + sb.Summary()}
 	case sb.Info().Enforcement == sandbox.EnforcementPartial:

@@ -16,6 +16,7 @@ package main
 //	sidecar signal SIG        send TERM, INT or KILL
 //	sidecar wait              wait for it to exit; prints "exit N"
 //	sidecar stderr            print what it wrote to stderr so far
+//	sidecar pid               set $SIDECAR_PID to its process id
 //
 // Every wait is bounded (waitTimeout), so a broken sidecar fails the script
 // instead of hanging it.
@@ -120,6 +121,8 @@ func cmdSidecar(ts *testscript.TestScript, neg bool, args []string) {
 		s.mu.Lock()
 		fmt.Fprint(ts.Stdout(), s.stderr.String())
 		s.mu.Unlock()
+	case "pid":
+		ts.Setenv("SIDECAR_PID", strconv.Itoa(s.cmd.Process.Pid))
 	default:
 		ts.Fatalf("unknown sidecar subcommand %q", args[0])
 	}
@@ -159,6 +162,9 @@ func (s *session) start(ts *testscript.TestScript, args []string) {
 	stderr, err := s.cmd.StderrPipe()
 	ts.Check(err)
 	s.stdin = stdin
+	s.mu.Lock()
+	from := s.stderr.Len() // a second start must wait for its own marker
+	s.mu.Unlock()
 	ts.Check(s.cmd.Start())
 	var readers sync.WaitGroup
 	readers.Add(2)
@@ -180,19 +186,21 @@ func (s *session) start(ts *testscript.TestScript, args []string) {
 	})
 	s.next(ts, func(f map[string]json.RawMessage) bool { return methodOf(f) == "lifecycle.ready" && f["id"] == nil })
 	if !slices.Contains(args, "--quiet-ready") {
-		s.waitStderr(ts, "__SIDECAR_READY__:")
+		s.waitStderr(ts, from, "__SIDECAR_READY__:")
 	}
 }
 
-// waitStderr waits until stderr holds substr: stdout and stderr are read by
-// separate goroutines, so lifecycle.ready can arrive before the marker line.
-func (s *session) waitStderr(ts *testscript.TestScript, substr string) {
+// waitStderr waits until stderr, from byte from on, holds substr: stdout
+// and stderr are read by separate goroutines, so lifecycle.ready can arrive
+// before the marker line (and an earlier sidecar of the script wrote one
+// too).
+func (s *session) waitStderr(ts *testscript.TestScript, from int, substr string) {
 	deadline := time.Now().Add(waitTimeout)
 	timer := time.AfterFunc(waitTimeout, func() { s.mu.Lock(); s.changed.Broadcast(); s.mu.Unlock() })
 	defer timer.Stop()
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	for !strings.Contains(s.stderr.String(), substr) {
+	for !strings.Contains(s.stderr.String()[from:], substr) {
 		if time.Now().After(deadline) {
 			ts.Fatalf("stderr has no %q within %v", substr, waitTimeout)
 		}

@@ -39,6 +39,9 @@ type Config struct {
 	// StateDir is derived when unset (state.go).
 	StateDir string `env:"STEERABLE_STATE_DIR" feature:"files" help:"absolute directory for state that outlives a crash: the rollback journal of multi-file apply_patch (default: $XDG_STATE_HOME/steerable-sidecar, else $HOME/.local/state/steerable-sidecar)"`
 
+	// grep and glob.
+	SearchIgnore []string `env:"STEERABLE_SEARCH_IGNORE" envSeparator:"," envDefault:".git/,node_modules/,__pycache__/,.venv/,venv/,dist/,build/,target/" feature:"files" help:"gitignore patterns grep and glob skip beyond the workspace's own ignore files, ranked below them (- skips nothing more)"`
+
 	// Sandbox and shell.
 	Sandbox            string `env:"STEERABLE_SANDBOX" envDefault:"auto" oneof:"auto|bwrap|landlock|seatbelt|none" feature:"sandbox" help:"layer-2 sandbox backend for bash and run_code; auto probes at boot"`
 	SandboxNetwork     bool   `env:"STEERABLE_SANDBOX_NETWORK" envDefault:"false" feature:"sandbox" help:"let sandboxed commands use the network"`
@@ -46,6 +49,16 @@ type Config struct {
 	SidecarConfined    bool   `env:"STEERABLE_SIDECAR_CONFINED" envDefault:"false" feature:"sandbox" help:"the host already runs the sidecar under an OS sandbox (layer 1); run_code inherits it"`
 	BashMaxTimeoutMs   int    `env:"STEERABLE_BASH_MAX_TIMEOUT_MS" envDefault:"600000" range:"1000..86400000" feature:"sandbox" help:"ceiling for bash timeout_ms (the default per call is 120000)"`
 	BashMaxOutputBytes int    `env:"STEERABLE_BASH_MAX_OUTPUT_BYTES" envDefault:"1048576" range:"4096..268435456" feature:"sandbox" help:"bytes kept per output stream of bash (head and tail; the middle is elided)"`
+
+	// Sandbox policy: deny-read, sockets, environment, per-call limits.
+	SandboxUnixSockets bool     `env:"STEERABLE_SANDBOX_UNIX_SOCKETS" envDefault:"false" feature:"sandbox" help:"with the network off, still let sandboxed commands create UNIX sockets (a local agent socket)"`
+	SandboxDenyRead    string   `env:"STEERABLE_SANDBOX_DENY_READ" feature:"sandbox" help:"colon-separated paths (absolute or ~/...) sandboxed commands cannot read, besides the default credential stores"`
+	SandboxAllowRead   string   `env:"STEERABLE_SANDBOX_ALLOW_READ" feature:"sandbox" help:"colon-separated entries of the default deny list to lift, as listed in the README (e.g. ~/.npmrc)"`
+	SandboxEnv         string   `env:"STEERABLE_SANDBOX_ENV" envDefault:"inherit" oneof:"inherit|core" feature:"sandbox" help:"inherit: the sidecar's environment minus credentials; core: only PATH, HOME, USER, LANG, LC_*, TERM, TMPDIR, SHELL"`
+	SandboxEnvPass     []string `env:"STEERABLE_SANDBOX_ENV_PASS" envSeparator:"," feature:"sandbox" help:"comma-separated variable names every sandboxed command gets, whatever STEERABLE_SANDBOX_ENV and the scrubbing say"`
+	SandboxMaxProcs    int      `env:"STEERABLE_SANDBOX_MAX_PROCS" envDefault:"512" range:"0..1048576" feature:"sandbox" help:"processes (and threads) one sandboxed call may run at once (0 = no limit)"`
+	SandboxMaxMemoryMB int      `env:"STEERABLE_SANDBOX_MAX_MEMORY_MB" envDefault:"4096" range:"0..1048576" feature:"sandbox" help:"memory one sandboxed call may use, in MiB (0 = no limit)"`
+	BwrapPath          string   `env:"STEERABLE_BWRAP_PATH" feature:"sandbox" help:"bubblewrap binary (absolute path); default: the first of /usr/bin, /bin, /usr/local/bin that has it, never PATH"`
 
 	// Web tools (tools-spec "Bounds").
 	Web Web

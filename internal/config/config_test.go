@@ -15,9 +15,11 @@ func TestDefaults(t *testing.T) {
 	want := Config{
 		WorkspaceConfine: true, MaxFrameBytes: 16 << 20, MaxInflight: 64, ShutdownGraceMs: 5000,
 		Approvals: "off", RequireReadBeforeWrite: true, FileMaxBytes: 64 << 20, Sandbox: "auto",
+		SearchIgnore:     []string{".git/", "node_modules/", "__pycache__/", ".venv/", "venv/", "dist/", "build/", "target/"},
 		BashMaxTimeoutMs: 600000, BashMaxOutputBytes: 1 << 20, RunCodeTimeoutMs: 60000,
 		PluginStartTimeoutMs: 20000, PluginCallTimeoutMs: 120000, PluginMaxOutputBytes: 1 << 20,
 		PluginMaxMessageBytes: 16 << 20, PluginMaxTools: 2000,
+		SandboxEnv: "inherit", SandboxMaxProcs: 512, SandboxMaxMemoryMB: 4096,
 		Web: Web{
 			FetchTimeoutMs: 30000, FetchMaxBytes: 1000000, FetchMaxRedirects: 5,
 			SearchTimeoutMs: 30000, SearchMaxResults: 8, SessionSearchCap: 200,
@@ -26,6 +28,25 @@ func TestDefaults(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, cfg); diff != "" {
 		t.Errorf("defaults (-want +got):\n%s", diff)
+	}
+}
+
+// TestSearchIgnore: STEERABLE_SEARCH_IGNORE replaces the default set, an
+// empty value keeps it, and "-" is passed on (the engine reads it as an
+// empty set).
+func TestSearchIgnore(t *testing.T) {
+	for value, want := range map[string][]string{
+		"vendor/,*.min.js": {"vendor/", "*.min.js"},
+		"":                 {".git/", "node_modules/", "__pycache__/", ".venv/", "venv/", "dist/", "build/", "target/"},
+		"-":                {"-"},
+	} {
+		cfg, problems := Load(map[string]string{"STEERABLE_SEARCH_IGNORE": value})
+		if len(problems) != 0 {
+			t.Fatal(problems)
+		}
+		if diff := cmp.Diff(want, cfg.SearchIgnore); diff != "" {
+			t.Errorf("%q (-want +got):\n%s", value, diff)
+		}
 	}
 }
 
@@ -43,6 +64,8 @@ func TestProblemsNameVariableValueAndRange(t *testing.T) {
 		{"negative cap", map[string]string{"STEERABLE_WEB_SESSION_FETCH_CAP": "-1"}, "STEERABLE_WEB_SESSION_FETCH_CAP", "0..1000000", "web"},
 		{"redirects ceiling", map[string]string{"STEERABLE_WEB_FETCH_MAX_REDIRECTS": "21"}, "STEERABLE_WEB_FETCH_MAX_REDIRECTS", "0..20", "web"},
 		{"unknown provider", map[string]string{"STEERABLE_WEB_SEARCH_PROVIDER": "bing"}, "STEERABLE_WEB_SEARCH_PROVIDER", `one of "", "tavily", "ddg", "host"`, "web"},
+		{"sandbox env", map[string]string{"STEERABLE_SANDBOX_ENV": "all"}, "STEERABLE_SANDBOX_ENV", `"inherit", "core"`, "sandbox"},
+		{"memory ceiling", map[string]string{"STEERABLE_SANDBOX_MAX_MEMORY_MB": "-1"}, "STEERABLE_SANDBOX_MAX_MEMORY_MB", "0..1048576", "sandbox"},
 		{"unknown sandbox", map[string]string{"STEERABLE_SANDBOX": "docker"}, "STEERABLE_SANDBOX", `"auto", "bwrap", "landlock", "seatbelt", "none"`, "sandbox"},
 		{"bad bool", map[string]string{"STEERABLE_REQUIRE_READ_BEFORE_WRITE": "maybe"}, "STEERABLE_REQUIRE_READ_BEFORE_WRITE", "1/0 or true/false", "files"},
 		{"approvals", map[string]string{"STEERABLE_APPROVALS": "ask"}, "STEERABLE_APPROVALS", `"off", "host"`, "core"},

@@ -9,81 +9,77 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 	"time"
 
 	"steerable.dev/sidecar/internal/sandbox"
 	"steerable.dev/sidecar/protocol"
 )
 
-// SandboxLauncher starts plugin servers under the session's layer-2 sandbox
-// (the backend bash runs under), each with its own policy.
+// SandboxLauncher starts plugin servers with the session's sandbox (the
+// backend bash runs under), each with the plugin's own policy derived from
+// the session's: its writable directories and network setting replace the
+// session's, while the deny list, the socket rule and the per-call limits
+// carry over. Every server gets the launcher's lifetime guarantee (a PID
+// namespace of its own, else a cgroup or a subreaper): when it is stopped,
+// or the sidecar dies, nothing it started survives.
 //
-// The sandbox API of this build confines a command with the session's
-// policy only, so the launcher wraps the command itself with a backend of
-// the kind the session selected (its probe has already proved that kind
-// works here) and the plugin's policy, then starts it with sandbox.Start
-// (own session and process group, PR_SET_PDEATHSIG=SIGKILL).
+// A manifest's sandbox:"none" runs the server with the sidecar's rights
+// (sandbox.Command.Unconfined), with the same lifetime guarantee.
 type SandboxLauncher struct {
-	Sandbox *sandbox.Sandbox
-	Self    sandbox.Self // how the landlock backend re-executes this binary
+	sb *sandbox.Sandbox
 }
 
-// ErrSandboxUnavailable means STEERABLE_SANDBOX_REQUIRE=1 and no backend
-// works: no plugin starts, not even one that opted out.
-var ErrSandboxUnavailable = errors.New("sandbox_unavailable: no sandbox backend works here and STEERABLE_SANDBOX_REQUIRE=1 forbids starting plugins unconfined")
+// NewSandboxLauncher launches under sb.
+func NewSandboxLauncher(sb *sandbox.Sandbox) *SandboxLauncher {
+	return &SandboxLauncher{sb: sb}
+}
+
+// ErrSandboxUnavailable means the session's sandbox refuses every child
+// (STEERABLE_SANDBOX_REQUIRE=1, or a named backend that does not work): no
+// plugin starts, not even one that opted out.
+var ErrSandboxUnavailable = errors.New("sandbox_unavailable: the session's sandbox refuses to start processes")
 
 // Launch implements Launcher.
-func (l SandboxLauncher) Launch(in Launch) (Process, error) {
-	if l.Sandbox.Unavailable() {
-		return nil, ErrSandboxUnavailable
+func (l *SandboxLauncher) Launch(in Launch) (Process, error) {
+	if l.sb.Unavailable() {
+		return nil, fmt.Errorf("%w (%s)", ErrSandboxUnavailable, l.sb.Summary())
 	}
 	path, err := lookPath(in.Argv[0])
 	if err != nil {
 		return nil, err
 	}
-	backend := l.backend(in.Policy)
-	if backend.Name() == "bwrap" {
+	if !in.Policy.None && l.sb.Info().Backend == "bwrap" {
 		if err := visibleInBwrap(in.Policy.Writable, path, in.Dir); err != nil {
 			return nil, err
 		}
 	}
-	w, err := backend.Wrap(sandbox.Cmd{Path: path, Args: in.Argv, Dir: in.Dir, Env: in.Env}, policyOf(in.Policy))
-	if err != nil {
-		return nil, fmt.Errorf("sandbox %s: %w", backend.Name(), err)
-	}
-	return startProcess(&exec.Cmd{Path: w.Path, Args: w.Args, Dir: w.Dir, Env: w.Env}, l.Describe(in.Policy))
+	pol := policyOf(l.sb, in.Policy)
+	argv := append([]string{path}, in.Argv[1:]...)
+	return startProcess(l.Describe(in.Policy), func(stdin, stdout, stderr *os.File) (*sandbox.Process, error) {
+		return l.sb.Start(sandbox.Command{Argv: argv, Dir: in.Dir, Env: in.Env, Policy: &pol, Unconfined: in.Policy.None,
+			Stdin: stdin, Stdout: stdout, Stderr: stderr})
+	})
+}
+
+// policyOf derives the plugin's policy from the session's.
+func policyOf(sb *sandbox.Sandbox, p Policy) sandbox.Policy {
+	pol := sb.Policy()
+	pol.WritableRoots = p.Writable
+	return pol.WithNetwork(p.Network).WithWritable()
 }
 
 // Describe implements Launcher.
-func (l SandboxLauncher) Describe(p Policy) protocol.PluginSandbox {
-	backend := l.backend(p)
-	info := protocol.PluginSandbox{Backend: backend.Name(), Enforcement: string(backend.Enforcement(policyOf(p))),
-		Network: p.Network, Writable: append([]string{}, p.Writable...), OptOut: p.None}
-	if info.Enforcement == string(sandbox.EnforcementNone) {
-		info.Network = true // nothing stops it
+func (l *SandboxLauncher) Describe(p Policy) protocol.PluginSandbox {
+	info := protocol.PluginSandbox{Backend: "none", Enforcement: string(sandbox.EnforcementNone),
+		Network: true, Writable: append([]string{}, p.Writable...), OptOut: p.None}
+	if !p.None {
+		i := l.sb.Info()
+		info.Backend, info.Enforcement, info.Network = i.Backend, string(i.Enforcement), p.Network
+		if i.Enforcement == sandbox.EnforcementNone {
+			info.Network = true // nothing stops it
+		}
 	}
 	return info
-}
-
-func policyOf(p Policy) sandbox.Policy {
-	return sandbox.Policy{WritableRoots: p.Writable, Network: p.Network}
-}
-
-// backend is the session's kind of backend, or none for an opt-out.
-func (l SandboxLauncher) backend(p Policy) sandbox.Backend {
-	if p.None {
-		return sandbox.None{}
-	}
-	switch l.Sandbox.Info().Backend {
-	case "bwrap":
-		return sandbox.NewBwrap()
-	case "landlock":
-		return sandbox.NewLandlock(l.Self)
-	case "seatbelt":
-		return sandbox.NewSeatbelt()
-	}
-	return sandbox.None{}
 }
 
 // visibleInBwrap refuses paths a bwrap-confined process cannot see: bwrap
@@ -119,7 +115,7 @@ func lookPath(cmd string) (string, error) {
 	return filepath.Abs(p)
 }
 
-// process is a server started with sandbox.Start, with its three pipes.
+// process is a server started by the sandbox, with its three pipes.
 type process struct {
 	p      *sandbox.Process
 	stdin  *os.File
@@ -128,9 +124,10 @@ type process struct {
 	info   protocol.PluginSandbox
 }
 
-// startProcess starts cmd on three fresh pipes. The pipes are the
-// os.Pipe kind, so a blocked read or write honours Close and deadlines.
-func startProcess(cmd *exec.Cmd, info protocol.PluginSandbox) (*process, error) {
+// startProcess starts a child on three fresh pipes. They are the os.Pipe
+// kind, so a blocked read or write honours Close and deadlines; the
+// child's ends are handed over as they are and closed here once it runs.
+func startProcess(info protocol.PluginSandbox, start func(stdin, stdout, stderr *os.File) (*sandbox.Process, error)) (*process, error) {
 	var parent, child []*os.File
 	closeAll := func(fs []*os.File) {
 		for _, f := range fs {
@@ -150,8 +147,7 @@ func startProcess(cmd *exec.Cmd, info protocol.PluginSandbox) (*process, error) 
 			parent, child = append(parent, r), append(child, w)
 		}
 	}
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = child[0], child[1], child[2]
-	p, err := sandbox.Start(cmd)
+	p, err := start(child[0], child[1], child[2])
 	closeAll(child)
 	if err != nil {
 		closeAll(parent)
@@ -168,52 +164,31 @@ func (p *process) Sandbox() protocol.PluginSandbox { return p.info }
 
 // Exit implements Process.
 func (p *process) Exit() string {
-	state, err := p.p.Wait()
+	e, err := p.p.Wait()
+	s := fmt.Sprintf("exit status %d", e.Code)
 	switch {
-	case state == nil:
-		return fmt.Sprintf("wait failed: %v", err)
-	case !state.Exited():
-		if ws, ok := state.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-			return "killed by " + signalName(ws.Signal())
-		}
+	case e.Signal != "":
+		s = "killed by " + e.Signal
+	case e.Code < 0:
+		s = fmt.Sprintf("wait failed: %v", err)
 	}
-	return state.String()
+	if e.Limit != "" {
+		s += fmt.Sprintf("; it hit the %s limit (STEERABLE_SANDBOX_MAX_PROCS, STEERABLE_SANDBOX_MAX_MEMORY_MB)", e.Limit)
+	}
+	return s
 }
 
-// Stop implements Process: the group is SIGTERMed, then SIGKILLed, and
-// whatever the leader left in its group dies too, as do descendants that
-// left the group (found while the leader lives).
+// Stop implements Process: SIGTERM, grace, then the whole tree is killed
+// (grace 0: killed at once).
 func (p *process) Stop(grace time.Duration) {
-	var below []proc
-	select {
-	case <-p.p.Done():
-	default:
-		below = descendants(p.p.Pid())
-	}
 	if grace <= 0 {
 		p.p.Kill()
 		<-p.p.Done()
 	} else {
 		p.p.Stop(grace)
 	}
-	p.p.Kill() // stragglers of the group
-	killAll(below)
 	p.stdin.Close()
 }
 
-func signalName(s syscall.Signal) string {
-	switch s {
-	case syscall.SIGKILL:
-		return "SIGKILL"
-	case syscall.SIGTERM:
-		return "SIGTERM"
-	case syscall.SIGSEGV:
-		return "SIGSEGV"
-	case syscall.SIGABRT:
-		return "SIGABRT"
-	}
-	return s.String()
-}
-
-var _ Launcher = SandboxLauncher{}
+var _ Launcher = (*SandboxLauncher)(nil)
 var _ Process = (*process)(nil)

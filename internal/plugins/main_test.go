@@ -122,8 +122,7 @@ func newFixture(t testing.TB, backend string, tweak ...func(*Options)) *fixture 
 		backend = "none"
 	}
 	ws := realDir(t)
-	exe, _ := os.Executable()
-	self := sandbox.Self{Path: exe, Argv0: filepath.Base(exe)}
+	self := sandbox.OpenSelf("plugins.test")
 	sb, err := sandbox.Open(context.Background(), sandbox.Options{Choice: backend, Workspace: ws, TempParent: realDir(t),
 		Environ: []string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME"), "GITHUB_TOKEN=ghp_secret", "LANG=C"}, Self: self})
 	if err != nil {
@@ -142,7 +141,7 @@ func newFixture(t testing.TB, backend string, tweak ...func(*Options)) *fixture 
 		f(&opts)
 	}
 	h := &host{}
-	m := NewManager(reg, SandboxLauncher{Sandbox: sb, Self: self}, h, zerolog.New(log), opts)
+	m := NewManager(reg, NewSandboxLauncher(sb), h, zerolog.New(log), opts)
 	t.Cleanup(func() { m.Close(0) })
 	return &fixture{m: m, reg: reg, host: h, sb: sb, ws: ws, log: log}
 }

@@ -2,30 +2,77 @@ package sandbox
 
 import (
 	"errors"
-	"os/exec"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
 )
 
 // Bwrap confines the child with bubblewrap: a mount namespace whose root is
-// the host's, read-only; the writable roots bound read-write at their own
-// paths; a private tmpfs /tmp; a minimal /dev and a fresh /proc; its own PID
-// and IPC namespaces, and its own (empty) network namespace when the policy
-// has no network. Every capability is dropped, which matters when the
-// sidecar runs as root (bubblewrap keeps them for root otherwise).
+// the host's, read-only; the denied paths masked (an empty read-only
+// tmpfs over a directory, /dev/null over a file); the writable roots bound
+// read-write at their own paths; a private tmpfs /tmp; a minimal /dev and a
+// fresh /proc whose kernel knobs (/proc/sys and the other writable
+// entries) are read-only; its own PID, IPC, UTS and — with the network off
+// — (empty) network namespace, plus the socket filter (--seccomp). Every
+// capability is dropped, and a root sidecar's command runs as an
+// unprivileged uid in a user namespace of its own (bubblewrap keeps root's
+// uid and, for /proc/sys, its rights otherwise).
 //
-// --die-with-parent with the PID namespace gives the strongest lifetime
-// guarantee of the Linux backends: when the bwrap process dies — killed with
-// its group, or because the sidecar was SIGKILLed and PR_SET_PDEATHSIG fired —
-// the namespace's init dies and the kernel kills every process in it, however
-// it detached.
+// Its PID namespace, --die-with-parent and the launcher's own namespace
+// around it end the whole tree with the bwrap process.
 type Bwrap struct {
-	// Path is the bwrap binary; empty when it is not installed.
+	// Path is the bwrap binary; empty when none was found.
 	Path string
+	// Root: the sidecar runs as uid 0.
+	Root    bool
+	missing string
 }
 
-// NewBwrap finds bwrap on PATH.
-func NewBwrap() Bwrap {
-	p, _ := exec.LookPath("bwrap")
-	return Bwrap{Path: p}
+// trustedBwrapDirs are where bwrap is taken from unless STEERABLE_BWRAP_PATH
+// names it: system directories a sandboxed command cannot write, never
+// PATH (which may hold the workspace).
+var trustedBwrapDirs = []string{"/usr/bin", "/bin", "/usr/local/bin"}
+
+// unprivilegedID is the uid and gid a root sidecar's command has inside
+// bwrap's user namespace (the kernel still charges its files to the
+// sidecar's uid outside).
+const unprivilegedID = 1000
+
+// NewBwrap finds bwrap: override (STEERABLE_BWRAP_PATH) when set, else the
+// first of trustedBwrapDirs that has it.
+func NewBwrap(override string) Bwrap {
+	b := Bwrap{Root: os.Geteuid() == 0}
+	if override != "" {
+		if err := executable(override); err != nil {
+			b.missing = fmt.Sprintf("STEERABLE_BWRAP_PATH=%s: %v", override, err)
+			return b
+		}
+		b.Path = override
+		return b
+	}
+	for _, dir := range trustedBwrapDirs {
+		if p := filepath.Join(dir, "bwrap"); executable(p) == nil {
+			b.Path = p
+			return b
+		}
+	}
+	b.missing = "bwrap is not installed in /usr/bin, /bin or /usr/local/bin (apt-get install bubblewrap, or set STEERABLE_BWRAP_PATH)"
+	return b
+}
+
+func executable(path string) error {
+	if !filepath.IsAbs(path) {
+		return errors.New("not an absolute path")
+	}
+	fi, err := os.Stat(path)
+	switch {
+	case err != nil:
+		return err
+	case fi.IsDir() || fi.Mode()&0o111 == 0:
+		return errors.New("not an executable file")
+	}
+	return nil
 }
 
 // Name implements Backend.
@@ -34,29 +81,63 @@ func (Bwrap) Name() string { return "bwrap" }
 // Available implements Backend.
 func (b Bwrap) Available() error {
 	if b.Path == "" {
-		return errors.New("bwrap is not installed (apt-get install bubblewrap)")
+		if b.missing == "" {
+			return errors.New("bwrap was not found")
+		}
+		return errors.New(b.missing)
 	}
 	return nil
 }
 
-// Wrap implements Backend.
-func (b Bwrap) Wrap(cmd Cmd, p Policy) (Cmd, error) {
+// Prepare implements Backend. The socket filter reaches bwrap on the
+// descriptor after the caller's.
+func (b Bwrap) Prepare(cmd Cmd, p Policy) (Launch, error) {
 	if err := b.Available(); err != nil {
-		return Cmd{}, err
+		return Launch{}, err
 	}
-	return Cmd{Path: b.Path, Args: b.args(cmd, p.normalized()), Dir: cmd.Dir, Env: cmd.Env}, nil
+	p = p.normalized()
+	var files []*os.File
+	seccompFD := -1
+	if prog := socketFilterBytes(p.UnixSockets); p.socketsDenied() && prog != nil {
+		f, err := dataPipe(prog)
+		if err != nil {
+			return Launch{}, fmt.Errorf("passing the seccomp filter to bwrap: %w", err)
+		}
+		files, seccompFD = append(files, f), 3+cmd.ExtraFiles
+	}
+	args := b.args(cmd, p, seccompFD)
+	return Launch{Cmd: Cmd{Path: b.Path, Args: args, Dir: cmd.Dir, Env: cmd.Env, ExtraFiles: cmd.ExtraFiles}, Files: files}, nil
 }
 
-func (b Bwrap) args(cmd Cmd, p Policy) []string {
-	args := []string{"bwrap",
-		"--die-with-parent", "--unshare-pid", "--unshare-ipc", "--cap-drop", "ALL",
-		"--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp",
+// procKnobs are the entries of the fresh /proc that a process with the
+// sidecar's uid could write — root's /proc/sys (kernel.core_pattern is code
+// execution as root), the sysrq trigger, the MTRR table, PSI triggers —
+// bound read-only over themselves (bubblewrap covers /proc/irq and
+// /proc/bus itself).
+var procKnobs = []string{"/proc/sys", "/proc/sysrq-trigger", "/proc/mtrr", "/proc/pressure"}
+
+func (b Bwrap) args(cmd Cmd, p Policy, seccompFD int) []string {
+	args := []string{"bwrap", "--die-with-parent", "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--cap-drop", "ALL"}
+	if b.Root {
+		id := strconv.Itoa(unprivilegedID)
+		args = append(args, "--unshare-user", "--uid", id, "--gid", id)
 	}
 	if !p.Network {
 		args = append(args, "--unshare-net")
 	}
+	args = append(args, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc")
+	for _, k := range procKnobs {
+		args = append(args, "--ro-bind-try", k, k)
+	}
+	args = append(args, "--tmpfs", "/tmp")
+	masks, remount := maskArgs(p.DenyRead)
+	args = append(args, masks...)
 	for _, r := range p.WritableRoots {
 		args = append(args, "--bind", r, r)
+	}
+	args = append(args, remount...)
+	if seccompFD >= 0 {
+		args = append(args, "--seccomp", strconv.Itoa(seccompFD))
 	}
 	if cmd.Dir != "" {
 		args = append(args, "--chdir", cmd.Dir)
@@ -65,8 +146,48 @@ func (b Bwrap) args(cmd Cmd, p Policy) []string {
 	return append(args, cmd.Args[1:]...)
 }
 
-// Enforcement implements Backend: the read-only root, the bind mounts and
-// the empty network namespace cover the whole policy.
-func (Bwrap) Enforcement(Policy) Enforcement { return EnforcementFull }
+// maskArgs hides each denied path that exists now: a directory under an
+// empty tmpfs (made read-only after the writable roots are bound, so a root
+// inside it stays reachable), anything else under /dev/null (bound nodev,
+// so opening it is refused).
+func maskArgs(deny []string) (masks, remount []string) {
+	for _, d := range deny {
+		fi, err := os.Lstat(d)
+		switch {
+		case err != nil:
+		case fi.IsDir():
+			masks = append(masks, "--tmpfs", d)
+			remount = append(remount, "--remount-ro", d)
+		default:
+			masks = append(masks, "--ro-bind", "/dev/null", d)
+		}
+	}
+	return masks, remount
+}
+
+// dataPipe returns the read end of a pipe holding data (a few hundred
+// bytes: far below the pipe's buffer).
+func dataPipe(data []byte) (*os.File, error) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	defer w.Close()
+	if _, err := w.Write(data); err != nil {
+		r.Close()
+		return nil, err
+	}
+	return r, nil
+}
+
+// Enforcement implements Backend: the read-only root, the masks, the bind
+// mounts, the empty network namespace and the socket filter cover the whole
+// policy (the filter exists for amd64 and arm64).
+func (Bwrap) Enforcement(p Policy) Enforcement {
+	if p.socketsDenied() && !seccompSupported {
+		return EnforcementPartial
+	}
+	return EnforcementFull
+}
 
 var _ Backend = Bwrap{}

@@ -1,74 +1,143 @@
 // Package sandbox runs the child processes of the tools that execute
-// model-written commands (bash now, run_code's interpreter later) under an
-// OS-level policy — the "layer-2" sandbox of SPEC §4.2 — and manages their
-// lifetime.
+// model-written code — bash, run_code's interpreter, plugin servers, an
+// interactive shell — under an OS-level policy (the "layer-2" sandbox of
+// SPEC §4.2), and guarantees that nothing they start outlives them.
 //
 // # Threat model
 //
 // The model is not trusted: a command it writes may try to damage or leak
-// the user's files, exfiltrate the keys the sidecar holds, reach the
-// network, or linger after the call. The sidecar and the host are trusted.
-// The policy a child runs under is:
+// the user's files, print the user's keys into its own context, reach the
+// network or a local daemon, signal other processes, exhaust the machine,
+// or linger after the call. The sidecar and the host are trusted. The
+// policy a child runs under (Policy) is:
 //
-//   - read anywhere (the model must see the system to work in it);
+//   - read anywhere except the credential stores (DefaultDenyRead: ~/.ssh,
+//     ~/.aws, ~/.gnupg, cloud, cluster and package-registry credentials,
+//     browser profiles, keyrings and keychains; for a root sidecar
+//     /etc/shadow too; plus STEERABLE_SANDBOX_DENY_READ, minus
+//     STEERABLE_SANDBOX_ALLOW_READ). The workspace is never masked: a
+//     denied path inside a writable root is not denied, a writable root
+//     inside a denied path stays reachable;
 //   - write only below the writable roots — the workspace and the
-//     per-session temp dir — and to /dev/null, /dev/zero, /dev/full;
-//   - no network unless STEERABLE_SANDBOX_NETWORK=1;
-//   - an environment without credentials (EnvScrubbed: *_API_KEY, *_TOKEN,
-//     *_SECRET and kin), or only an allowlist (EnvAllowlist, for run_code);
-//   - its own session and process group, killed as a whole on timeout,
-//     cancel, shutdown and signals, and after the command returns.
+//     per-session temp dir — and to /dev/null, /dev/zero, /dev/full and
+//     the child's own terminal;
+//   - with the network off (the default): no IP sockets, no new AF_UNIX
+//     sockets (socketpair aside; STEERABLE_SANDBOX_UNIX_SOCKETS=1 allows
+//     them), no io_uring;
+//   - no signals to processes outside the sandbox;
+//   - per-call limits on processes and memory (Limits);
+//   - never uid 0 inside bwrap, and kernel knobs (/proc/sys and the other
+//     writable /proc entries) read-only;
+//   - an environment without credentials (EnvRules: every name with a
+//     credential segment, URLs with userinfo, a known list), or only a core
+//     set, or run_code's allowlist.
 //
-// Out of scope: reading secrets from files the user can read (the policy
-// reads anywhere), kernel exploits, and UNIX-domain sockets reachable
-// through the filesystem (a Docker or D-Bus socket): connecting to one is
-// neither a file write nor IP networking, and only Landlock ABI 9 handles
-// it.
+// Out of scope: kernel exploits; files readable through a path the deny
+// list does not name (a hard link, a bind mount); the command lines of
+// other processes in the host's /proc under landlock and none.
 //
 // # Backends and what each guarantees
 //
-// A Backend rewrites a Cmd into one that applies the policy before the
-// target runs; Probe proves it with a real confined run at boot; Open picks
-// the first that passes (auto: bwrap, then landlock on Linux; seatbelt on
-// macOS). Info.Enforcement is honest about what the running system
-// enforces:
+// A Backend prepares a child (Prepare: a rewrite of the command plus, for
+// Landlock, a confinement of the starting thread); Probe proves it with a
+// real confined run at boot, which also reports from inside what was
+// applied (no_new_privs, the seccomp mode, the uid); Open picks the first
+// that passes (auto: bwrap, then landlock on Linux; seatbelt on macOS). A
+// backend named in STEERABLE_SANDBOX that fails its probe refuses every
+// child (ErrUnavailable) — it is never replaced by an unconfined run.
+// Info.Enforcement is honest about what the running system enforces:
 //
-//   - bwrap (bubblewrap): read-only bind of /, the roots bound read-write, a
-//     private tmpfs /tmp, minimal /dev, fresh /proc, PID and IPC namespaces,
-//     an empty network namespace when the network is off, every capability
-//     dropped. Full. With --die-with-parent and the PID namespace, the whole
-//     tree dies with the bwrap process.
-//   - landlock: the binary re-executes itself (HelperCommand), applies a
-//     strict Landlock ruleset for the ABI the kernel reports (no silent
-//     best-effort downgrade), and with the network off a seccomp filter that
-//     refuses every non-AF_UNIX socket and io_uring (Landlock handles TCP
-//     from ABI 4 and UDP only from ABI 10, raw sockets never); it empties
-//     the capability bounding set, then execs the target. Landlock also
-//     confines signals and abstract UNIX sockets to the sandbox (ABI 6).
-//     Enforcement is always reported partial: Landlock has no right for
-//     metadata, so chmod, chown, utimes and xattrs on files outside the
-//     roots that the user owns still succeed (for a root sidecar, every
-//     root-owned file), and "write only the roots" does not fully hold.
-//     bwrap's read-only mount stops those, which is one reason auto prefers
-//     it.
-//   - seatbelt: macOS sandbox-exec with a generated profile that allows by
-//     default and denies file writes outside the roots and, with the
-//     network off, all network operations. Full for the policy.
-//   - none: no confinement; enforcement none, network reported on.
+//   - bwrap (from /usr/bin, /bin, /usr/local/bin or STEERABLE_BWRAP_PATH,
+//     never PATH): read-only bind of /, the denied paths masked, the roots
+//     bound read-write, a private tmpfs /tmp, minimal /dev, fresh /proc
+//     with its knobs read-only, PID, IPC, UTS and (network off) empty
+//     network namespaces, the socket filter through --seccomp, every
+//     capability dropped, and as root an unprivileged uid in a user
+//     namespace. Full.
+//   - landlock: a strict Landlock ruleset for the kernel's ABI (no silent
+//     best-effort downgrade): read on an allowlist that covers / minus the
+//     denied paths (enumerated when the ruleset is built, rebuilt when an
+//     enumerated directory changes; listing stays allowed everywhere),
+//     write below the roots, TCP (ABI 4), signals and abstract UNIX
+//     sockets (ABI 6) scoped to the sandbox, plus the socket filter and an
+//     empty capability bounding set. The thread mode applies all of it to
+//     the one OS thread that starts the child; the re-exec mode (a fallback
+//     chosen at probe time) to a helper started from the descriptor of the
+//     running binary. Partial: Landlock has no right for metadata, so
+//     chmod, chown, utimes and xattrs of files outside the roots that the
+//     user owns still succeed.
+//   - seatbelt: macOS sandbox-exec with a generated profile (allow by
+//     default; deny reading the denied paths, writing outside the roots,
+//     signals outside the sandbox and, with the network off, all network).
+//     Full for the policy; built and unit-tested here, run on macOS.
+//   - none: no confinement; enforcement none, network reported on. The
+//     launcher's lifetime guarantee and limits, the scrubbed environment
+//     and the session TMPDIR still apply.
 //
 // # Process lifetime
 //
-// Every child starts as the leader of a new session (so its own process
-// group, and no controlling terminal) with PR_SET_PDEATHSIG=SIGKILL on
-// Linux. Run kills the group when the command ends, times out or is
-// cancelled (SIGTERM, a grace period, SIGKILL), so background jobs do not
-// outlive the call. If the sidecar itself is SIGKILLed, nothing in the
-// sidecar runs: the kernel kills the direct child (PR_SET_PDEATHSIG; the
-// Landlock helper execs the target in place, so that is the command's
-// shell), and under bwrap the whole tree (the PID namespace dies with its
-// init; bwrap arms --die-with-parent a moment after it starts, so a sidecar
-// killed in that window can leave the call's namespace running). Under
-// landlock and none, grandchildren of a SIGKILLed sidecar — a
-// background job of the shell — keep running until they end; a process that
-// calls setsid leaves the group, so only bwrap reaches it.
+// Every child is started by the launcher from an OS thread of its own,
+// locked for the child's whole life: PR_SET_PDEATHSIG fires when the
+// thread that forked the child exits — not the process — and the thread
+// carries Landlock's thread-scoped confinement, so it is never unlocked;
+// it waits until the child is reaped and dies with its goroutine. The
+// child leads a new session (its own process group) and, on Linux, is the
+// init of a fresh PID namespace (inside a user namespace when the sidecar
+// is not root), stopped at its execve (PTRACE_TRACEME) until its id
+// mappings, cgroups and rlimits are in place. When the child ends —
+// returns, times out, is cancelled, the sidecar shuts down (Close), or the
+// sidecar is SIGKILLed (the parent-death signal) — the kernel kills every
+// process in the namespace, however it detached: one kernel guarantee per
+// backend (bwrap runs inside it too, which closes bwrap's own start-up
+// window). Where no namespace can be made, a per-call cgroup and then a
+// child subreaper stand in (Lifetime says which holds; checks.sandbox
+// reports it). macOS kills only the process group.
+//
+// Being a namespace's init has one visible consequence, the same as PID 1
+// in a container without an init: the command ignores signals it sends
+// itself with the default action (kill $$). Stop accounts for the other
+// side of it: a leader without a SIGTERM handler is killed at once.
+//
+// # Limits
+//
+// Each child gets a cgroup below the sidecar's own (v2 where the memory and
+// pids controllers are delegated, v1 as root) with memory and pids limits;
+// the kernel's counters say when one was hit (Exit.Limit). Without a
+// writable cgroup, RLIMIT_NPROC in the child's user namespace and RLIMIT_AS
+// stand in (root is exempt from RLIMIT_NPROC; RLIMIT_AS breaks programs
+// that reserve address space up front). Session resources left by a
+// SIGKILLed sidecar — its temp dir, its cgroups — carry its owner tag and
+// are removed by the next start once their owner is provably gone.
+//
+// # Using it
+//
+// cmd opens one Sandbox per session (Open) and closes it at exit (Close,
+// which kills every child still running). A tool runs a child with Run —
+// captured, bounded output, a timeout, ctx cancellation — or starts a
+// long-lived one with Start, owning its stdio. Both take a Command:
+//
+//	// bash: one command, output captured.
+//	res, err := sb.Run(ctx, sandbox.Command{Argv: []string{"bash", "-c", cmd}, Dir: dir},
+//		sandbox.RunOptions{Timeout: t, MaxOutput: max, OnOutput: live})
+//
+//	// run_code: python3 with its bridge on fds 3 and 4, a per-call temp
+//	// dir writable, the network off, the allowlisted environment.
+//	p := sb.Policy().WithWritable(callDir).WithNetwork(false)
+//	proc, err := sb.Start(sandbox.Command{Argv: []string{"python3", "-c", runner}, Dir: ws,
+//		Policy: &p, Env: sb.Env(sandbox.EnvAllowlist), ExtraFiles: []*os.File{req, resp},
+//		Stdout: logs, Stderr: logs})
+//
+//	// a plugin: an MCP server over stdin/stdout with its own policy, alive
+//	// until disabled (proc.Stop) or the sidecar exits.
+//	p := sb.Policy().WithNetwork(spec.Network).WithWritable(spec.Writable...)
+//	proc, err := sb.Start(sandbox.Command{Argv: spec.Argv, Dir: ws, Policy: &p,
+//		Env: append(sb.Env(sandbox.EnvScrubbed), spec.Env...), Stdin: toServer, Stdout: fromServer})
+//
+//	// bash_session: an interactive shell on a PTY (github.com/creack/pty).
+//	leader, follower, _ := pty.Open()
+//	proc, err := sb.Start(sandbox.Command{Argv: []string{"bash", "-i"}, Dir: ws, TTY: follower})
+//	follower.Close() // the child holds it; talk through leader
+//
+// Every child, whatever its shape, gets the same lifetime guarantee,
+// limits and parent-death signal.
 package sandbox

@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"net/url"
 	"slices"
 	"strings"
 )
@@ -11,8 +12,9 @@ import (
 type EnvPolicy int
 
 const (
-	// EnvScrubbed is bash's policy (SPEC §4.2): everything except
-	// credentials.
+	// EnvScrubbed is the policy of bash and plugins (SPEC §4.2): the
+	// sidecar's environment minus credentials, or with
+	// STEERABLE_SANDBOX_ENV=core only the core set (EnvRules).
 	EnvScrubbed EnvPolicy = iota
 	// EnvAllowlist is run_code's policy (SPEC §4.6): only the variables an
 	// interpreter needs, plus PYTHONDONTWRITEBYTECODE=1. An allowlist,
@@ -20,62 +22,113 @@ const (
 	EnvAllowlist
 )
 
-// credentialSuffixes mark a variable as a credential (case-insensitive).
-// SPEC §4.2 names *_API_KEY, *_TOKEN and *_SECRET; the others are the same
-// thing spelled differently (AWS_SECRET_ACCESS_KEY, DB_PASSWORD, …).
-var credentialSuffixes = []string{
-	"_API_KEY", "_APIKEY", "_TOKEN", "_SECRET", "_SECRET_KEY", "_ACCESS_KEY",
-	"_PRIVATE_KEY", "_PASSWORD", "_PASSWD",
+// EnvRules are the session's environment settings.
+type EnvRules struct {
+	// Core passes only coreNames (STEERABLE_SANDBOX_ENV=core) under
+	// EnvScrubbed.
+	Core bool
+	// Pass names variables every child gets whatever the policy
+	// (STEERABLE_SANDBOX_ENV_PASS), e.g. SSH_AUTH_SOCK for a user who also
+	// allows UNIX sockets.
+	Pass []string
 }
 
-// credentialNames are credentials whatever their suffix.
-var credentialNames = []string{"STEERABLE_WEB_SEARCH_API_KEY"}
+// credentialWords mark a variable as a credential when one of the
+// "_"-separated segments of its name (upper-cased) is one of them: GH_PAT
+// and NPM_CONFIG__AUTH go, PATH and TOKENIZERS_PARALLELISM stay.
+var credentialWords = []string{"KEY", "KEYS", "APIKEY", "SECRET", "SECRETS", "TOKEN", "TOKENS", "PASSWORD",
+	"PASSWD", "PASS", "PWD", "CREDENTIAL", "CREDENTIALS", "AUTH", "PAT", "DSN", "WEBHOOK", "COOKIE", "COOKIES"}
 
-// IsCredential reports whether the variable name looks like a credential.
-func IsCredential(name string) bool {
+// credentialSuffixes mark a segment that glues a word to another
+// (PGPASSWORD, AUTHTOKEN, CLIENTSECRET, OPENAIAPIKEY).
+var credentialSuffixes = []string{"TOKEN", "SECRET", "PASSWORD", "PASSWD", "APIKEY"}
+
+// credentialNames are credentials whatever their segments: connection
+// strings that carry passwords without a URL's userinfo.
+var credentialNames = []string{"DATABASE_URL", "REDIS_URL", "MONGODB_URI", "MONGO_URL", "MONGO_URI",
+	"AMQP_URL", "CELERY_BROKER_URL", "SQLALCHEMY_DATABASE_URI"}
+
+// notCredentials are names that look like credentials and are not: the
+// shell's working directories.
+var notCredentials = []string{"PWD", "OLDPWD"}
+
+// IsCredential reports whether the variable looks like a credential: a
+// segment of its name (credentialWords, credentialSuffixes), a known name,
+// or a value that is a URL with userinfo (https://user:pw@host).
+func IsCredential(name, value string) bool {
 	up := strings.ToUpper(name)
-	if slices.Contains(credentialNames, up) {
+	switch {
+	case slices.Contains(notCredentials, up):
+		return false
+	case slices.Contains(credentialNames, up):
 		return true
 	}
-	for _, s := range credentialSuffixes {
-		if strings.HasSuffix(up, s) {
+	for _, seg := range strings.Split(up, "_") {
+		if slices.Contains(credentialWords, seg) {
 			return true
 		}
+		for _, s := range credentialSuffixes {
+			if len(seg) > len(s) && strings.HasSuffix(seg, s) {
+				return true
+			}
+		}
 	}
-	return false
+	return hasUserinfo(value)
 }
 
+func hasUserinfo(value string) bool {
+	if !strings.Contains(value, "://") || !strings.Contains(value, "@") {
+		return false
+	}
+	u, err := url.Parse(strings.TrimSpace(value))
+	return err == nil && u.User != nil && u.User.String() != ""
+}
+
+// coreNames and corePrefixes are STEERABLE_SANDBOX_ENV=core's set;
 // allowedNames and allowedPrefixes are run_code's allowlist.
 var (
+	coreNames       = []string{"PATH", "HOME", "USER", "LANG", "TERM", "TMPDIR", "SHELL"}
 	allowedNames    = []string{"PATH", "HOME", "TMPDIR", "TEMP", "TMP", "LANG", "PYTHONPATH", "SYSTEMROOT", "SYSTEMDRIVE"}
-	allowedPrefixes = []string{"LC_"}
+	localePrefixes  = []string{"LC_"}
+	launcherPrivate = []string{escapeeMarker}
 )
 
-// Filter returns the variables of environ ("K=V" entries) that policy lets
-// through, in order; entries without "=" are dropped.
-func (policy EnvPolicy) Filter(environ []string) []string {
-	out := make([]string, 0, len(environ)+1)
+// Filter returns the variables of environ ("K=V" entries) that policy
+// lets through, in order, and the names it dropped; entries without "="
+// are dropped silently.
+func (r EnvRules) Filter(policy EnvPolicy, environ []string) (kept, dropped []string) {
+	kept = make([]string, 0, len(environ)+1)
 	for _, kv := range environ {
-		name, _, ok := strings.Cut(kv, "=")
-		if ok && name != "" && policy.allows(name) {
-			out = append(out, kv)
+		name, value, ok := strings.Cut(kv, "=")
+		switch {
+		case !ok || name == "" || slices.Contains(launcherPrivate, name):
+		case r.allows(policy, name, value):
+			kept = append(kept, kv)
+		default:
+			dropped = append(dropped, name)
 		}
 	}
 	if policy == EnvAllowlist {
-		out = append(out, "PYTHONDONTWRITEBYTECODE=1")
+		kept = append(kept, "PYTHONDONTWRITEBYTECODE=1")
 	}
-	return out
+	return kept, dropped
 }
 
-func (policy EnvPolicy) allows(name string) bool {
-	if policy == EnvScrubbed {
-		return !IsCredential(name)
-	}
-	if slices.Contains(allowedNames, name) {
+func (r EnvRules) allows(policy EnvPolicy, name, value string) bool {
+	switch {
+	case slices.Contains(r.Pass, name):
 		return true
+	case policy == EnvAllowlist:
+		return slices.Contains(allowedNames, name) || hasAnyPrefix(name, localePrefixes)
+	case r.Core:
+		return slices.Contains(coreNames, name) || hasAnyPrefix(name, localePrefixes)
 	}
-	for _, p := range allowedPrefixes {
-		if strings.HasPrefix(name, p) {
+	return !IsCredential(name, value)
+}
+
+func hasAnyPrefix(s string, prefixes []string) bool {
+	for _, p := range prefixes {
+		if strings.HasPrefix(s, p) {
 			return true
 		}
 	}

@@ -1,39 +1,72 @@
 package sandbox
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 )
 
+// plantedSecrets are 25 credentials as real environments spell them; the
+// suffix-only scrubbing of issue 4 let 13 of them through.
+var plantedSecrets = map[string]string{
+	"OPENAI_API_KEY": "sk-1", "ANTHROPIC_API_KEY": "sk-2", "GITHUB_TOKEN": "gh-3", "AWS_SECRET_ACCESS_KEY": "aws-4",
+	"AWS_SESSION_TOKEN": "aws-5", "CLIENT_SECRET": "cs-6", "DB_PASSWORD": "db-7", "STEERABLE_WEB_SEARCH_API_KEY": "tv-8",
+	"API_KEY": "k-9", "SECRET": "s-10", "PGPASSWORD": "pg-11", "MYSQL_PWD": "my-12", "DATABASE_URL": "postgres://db/x?password=u-13",
+	"OPENAI_KEY": "sk-14", "GH_PAT": "ghp-15", "NPM_CONFIG__AUTH": "npm-16", "SLACK_WEBHOOK_URL": "https://hooks.slack.com/s-17",
+	"SENTRY_DSN": "https://k@sentry.io/18", "REDIS_URL": "redis://:pw-19@cache:6379", "HTTPS_PROXY": "http://user:pw-20@proxy:3128",
+	"NPM_TOKEN": "npm-21", "HF_TOKEN": "hf-22", "GOOGLE_APPLICATION_CREDENTIALS": "/keys/g-23.json", "SMTP_PASS": "smtp-24",
+	"SESSION_COOKIE": "c-25",
+}
+
 func TestIsCredential(t *testing.T) {
-	tests := map[string]bool{
-		"OPENAI_API_KEY": true, "anthropic_api_key": true, "GITHUB_TOKEN": true, "AWS_SESSION_TOKEN": true,
-		"CLIENT_SECRET": true, "AWS_SECRET_ACCESS_KEY": true, "DB_PASSWORD": true,
-		"STEERABLE_WEB_SEARCH_API_KEY": true, "TAVILY_API_KEY": true,
-		"PATH": false, "HOME": false, "TOKENIZERS_PARALLELISM": false, "KEYBOARD": false, "SECRETARY": false,
-		"AWS_ACCESS_KEY_ID": false, "GOOGLE_APPLICATION_CREDENTIALS": false,
+	for name, value := range plantedSecrets {
+		if !IsCredential(name, value) {
+			t.Errorf("IsCredential(%q, %q) = false", name, value)
+		}
 	}
-	for name, want := range tests {
-		if got := IsCredential(name); got != want {
-			t.Errorf("IsCredential(%q) = %v, want %v", name, got, want)
+	keep := map[string]string{
+		"PATH": "/bin", "HOME": "/h", "PWD": "/w", "OLDPWD": "/v", "TOKENIZERS_PARALLELISM": "false", "KEYBOARD": "us",
+		"SECRETARY": "x", "PASSPORT": "x", "LANG": "C", "HTTPS_PROXY": "http://proxy:3128", "EDITOR": "vi",
+		"XDG_SESSION_PATH": "/p", "MONKEY": "x", "DISPLAY": ":0",
+	}
+	for name, value := range keep {
+		if IsCredential(name, value) {
+			t.Errorf("IsCredential(%q, %q) = true", name, value)
 		}
 	}
 }
 
-func TestEnvPolicies(t *testing.T) {
+func TestEnvRulesFilter(t *testing.T) {
 	environ := []string{"PATH=/bin", "HOME=/h", "OPENAI_API_KEY=k", "LC_ALL=C", "LANG=en", "EDITOR=vi",
-		"PYTHONPATH=/p", "GITHUB_TOKEN=t", "noequals", "TMPDIR=/old"}
+		"PYTHONPATH=/p", "GITHUB_TOKEN=t", "noequals", "TMPDIR=/old", "SSH_AUTH_SOCK=/a", "TERM=xterm",
+		escapeeMarker + "=forged"}
 	tests := []struct {
-		policy EnvPolicy
-		want   []string
+		name          string
+		rules         EnvRules
+		policy        EnvPolicy
+		kept, dropped []string
 	}{
-		{EnvScrubbed, []string{"PATH=/bin", "HOME=/h", "LC_ALL=C", "LANG=en", "EDITOR=vi", "PYTHONPATH=/p", "TMPDIR=/old"}},
-		{EnvAllowlist, []string{"PATH=/bin", "HOME=/h", "LC_ALL=C", "LANG=en", "PYTHONPATH=/p", "TMPDIR=/old", "PYTHONDONTWRITEBYTECODE=1"}},
+		{"inherit", EnvRules{}, EnvScrubbed,
+			[]string{"PATH=/bin", "HOME=/h", "LC_ALL=C", "LANG=en", "EDITOR=vi", "PYTHONPATH=/p", "TMPDIR=/old", "TERM=xterm"},
+			[]string{"OPENAI_API_KEY", "GITHUB_TOKEN", "SSH_AUTH_SOCK"}},
+		{"inherit with a pass", EnvRules{Pass: []string{"SSH_AUTH_SOCK"}}, EnvScrubbed,
+			[]string{"PATH=/bin", "HOME=/h", "LC_ALL=C", "LANG=en", "EDITOR=vi", "PYTHONPATH=/p", "TMPDIR=/old", "SSH_AUTH_SOCK=/a", "TERM=xterm"},
+			[]string{"OPENAI_API_KEY", "GITHUB_TOKEN"}},
+		{"core", EnvRules{Core: true, Pass: []string{"EDITOR"}}, EnvScrubbed,
+			[]string{"PATH=/bin", "HOME=/h", "LC_ALL=C", "LANG=en", "EDITOR=vi", "TMPDIR=/old", "TERM=xterm"},
+			[]string{"OPENAI_API_KEY", "PYTHONPATH", "GITHUB_TOKEN", "SSH_AUTH_SOCK"}},
+		{"run_code", EnvRules{}, EnvAllowlist,
+			[]string{"PATH=/bin", "HOME=/h", "LC_ALL=C", "LANG=en", "PYTHONPATH=/p", "TMPDIR=/old", "PYTHONDONTWRITEBYTECODE=1"},
+			[]string{"OPENAI_API_KEY", "EDITOR", "GITHUB_TOKEN", "SSH_AUTH_SOCK", "TERM"}},
 	}
 	for _, tt := range tests {
-		if diff := cmp.Diff(tt.want, tt.policy.Filter(environ)); diff != "" {
-			t.Errorf("policy %d (-want +got):\n%s", tt.policy, diff)
+		kept, dropped := tt.rules.Filter(tt.policy, environ)
+		if diff := cmp.Diff(tt.kept, kept); diff != "" {
+			t.Errorf("%s kept (-want +got):\n%s", tt.name, diff)
+		}
+		if diff := cmp.Diff(tt.dropped, dropped); diff != "" {
+			t.Errorf("%s dropped (-want +got):\n%s", tt.name, diff)
 		}
 	}
 }
@@ -45,6 +78,32 @@ func TestSandboxEnvPointsTempAtTheSessionDir(t *testing.T) {
 		"TMPDIR=" + s.TempDir(), "TEMP=" + s.TempDir(), "TMP=" + s.TempDir()}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"OPENAI_API_KEY"}, s.Scrubbed()); diff != "" {
+		t.Errorf("Scrubbed (-want +got):\n%s", diff)
+	}
+}
+
+// The attack: a command reads the 25 planted keys from its environment,
+// under every backend.
+func TestPlantedSecretsAreScrubbed(t *testing.T) {
+	var environ []string
+	for name, value := range plantedSecrets {
+		environ = append(environ, name+"="+value)
+	}
+	for _, name := range append(confining, "none") {
+		t.Run(name, func(t *testing.T) {
+			s := openSandbox(t, name, false, append(environ, "KEEP_ME=yes")...)
+			res := run(t, s, `env`, RunOptions{})
+			for name, value := range plantedSecrets {
+				if strings.Contains(res.Stdout, value) {
+					t.Errorf("%s visible in the child's environment", name)
+				}
+			}
+			if !strings.Contains(res.Stdout, "KEEP_ME=yes") {
+				t.Errorf("KEEP_ME missing:\n%s", res.Stdout)
+			}
+		})
 	}
 }
 

@@ -18,21 +18,25 @@ const (
 	exitCannotExec    = 127
 )
 
-// ExecMain is the hidden HelperCommand: it confines the calling process
-// with the policy in args and execs the target. Usage:
+// ExecMain is the hidden HelperCommand of Landlock's re-exec mode: it
+// confines its own thread exactly as the thread mode does and execs the
+// target from it (execve keeps the calling thread's credentials, so the
+// target gets the capability bounding set, no_new_privs, the seccomp
+// filter and the Landlock domain). Usage:
 //
-//	__sandbox-exec --abi N [--rw DIR]... [--net] -- PATH ARGV0 [ARG]...
+//	__sandbox-exec --abi N [--rw DIR]... [--deny PATH]... [--net] [--unix] -- PATH ARGV0 [ARG]...
 //
 // Every step is strict: if any rule cannot be applied the target is not
 // started and the helper exits 126 with the reason on stderr.
 func ExecMain(args []string, stderr io.Writer) int {
-	runtime.LockOSThread() // the seccomp filter and execve on the same thread
+	runtime.LockOSThread() // the confinement and execve on the same thread
 	abi, p, target, err := parseHelperArgs(args)
 	if err != nil {
 		fmt.Fprintf(stderr, "steerable-sidecar %s: %v\n", HelperCommand, err)
 		return exitCannotConfine
 	}
-	if err := confine(abi, p); err != nil {
+	l := Landlock{ABI: abi, sets: &rulesetCache{}}
+	if err := l.confineThread(p.normalized()); err != nil {
 		fmt.Fprintf(stderr, "steerable-sidecar sandbox: cannot confine the command: %v\n", err)
 		return exitCannotConfine
 	}
@@ -41,43 +45,32 @@ func ExecMain(args []string, stderr io.Writer) int {
 	return exitCannotExec
 }
 
-// confine applies, in order: Landlock (which also sets no_new_privs), the
-// no-network seccomp filter, and the empty capability bounding set.
-func confine(abi int, p Policy) error {
-	if err := restrictLandlock(abi, p); err != nil {
-		return fmt.Errorf("landlock: %w", err)
-	}
-	if !p.Network && seccompSupported {
-		if err := denySockets(); err != nil {
-			return fmt.Errorf("seccomp: %w", err)
-		}
-	}
-	return dropCapabilities()
-}
-
 func parseHelperArgs(args []string) (int, Policy, []string, error) {
 	fs := flag.NewFlagSet(HelperCommand, flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	abi := fs.Int("abi", 0, "")
 	var p Policy
 	fs.Func("rw", "", func(s string) error { p.WritableRoots = append(p.WritableRoots, s); return nil })
+	fs.Func("deny", "", func(s string) error { p.DenyRead = append(p.DenyRead, s); return nil })
 	fs.BoolVar(&p.Network, "net", false, "")
+	fs.BoolVar(&p.UnixSockets, "unix", false, "")
 	if err := fs.Parse(args); err != nil {
 		return 0, p, nil, err
 	}
 	target := fs.Args()
 	if len(target) < 2 {
-		return 0, p, nil, errors.New("usage: --abi N [--rw DIR]... [--net] -- PATH ARGV0 [ARG]...")
+		return 0, p, nil, errors.New("usage: --abi N [--rw DIR]... [--deny PATH]... [--net] [--unix] -- PATH ARGV0 [ARG]...")
 	}
 	return *abi, p, target, nil
 }
 
 // dropCapabilities makes sure the target holds no capability after execve
 // even when the sidecar runs as root (Landlock takes none away): the
-// bounding set is emptied (root gains only what it allows), and the
-// inheritable and ambient sets are cleared. Without CAP_SETPCAP the bounding
-// set cannot be changed, and a process without it is not root, so it gains
-// nothing on exec once the ambient set is empty.
+// calling thread's bounding set is emptied (root gains only what it
+// allows), and its inheritable and ambient sets are cleared. Without
+// CAP_SETPCAP the bounding set cannot be changed, and a process without it
+// is not root, so it gains nothing on exec once the ambient set is empty.
+// Every one of these sets is per thread.
 func dropCapabilities() error {
 	for c := 0; c <= unix.CAP_LAST_CAP; c++ {
 		err := unix.Prctl(unix.PR_CAPBSET_DROP, uintptr(c), 0, 0, 0)

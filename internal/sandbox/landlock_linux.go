@@ -5,109 +5,150 @@ import (
 	"fmt"
 	"strconv"
 
-	"github.com/landlock-lsm/go-landlock/landlock"
 	llsys "github.com/landlock-lsm/go-landlock/landlock/syscall"
+	"golang.org/x/sys/unix"
 )
 
-// Landlock confines the child with the Landlock LSM. Landlock restricts the
-// calling process and everything it starts, so the sidecar cannot apply it
-// to a child from outside: the binary re-executes itself through
-// HelperCommand, which restricts itself and then execs the target (see
-// ExecMain). The target keeps the helper's PID, so PR_SET_PDEATHSIG and
-// the process group set at start still hold.
+// Landlock confines the child with the Landlock LSM, which restricts the
+// calling thread and everything it starts. It has two modes, tried in this
+// order at boot:
+//
+//   - thread (the default): the launcher's locked OS thread applies the
+//     ruleset, no_new_privs, the seccomp filter and the empty capability
+//     bounding set to itself only, then starts the command, which inherits
+//     them. The sidecar's other threads stay unrestricted, and the thread
+//     is discarded with the child. No second binary starts.
+//   - re-exec: the binary re-executes itself through HelperCommand, which
+//     restricts itself and then execs the target (ExecMain). It starts from
+//     the descriptor of the running binary taken at boot (Self), never from
+//     a path, so a command that replaces the binary on disk cannot unconfine
+//     the next call. Used where the thread mode cannot work (a user
+//     namespace that must be mapped without the stop at exec).
 type Landlock struct {
-	Self Self
 	// ABI is the running kernel's Landlock ABI version (0: none).
-	ABI int
+	ABI  int
+	Self Self
+	exec bool
+	sets *rulesetCache // shared by the copies of the backend
 }
 
-// NewLandlock asks the kernel for its Landlock ABI version.
+// NewLandlock asks the kernel for its Landlock ABI version; the backend
+// starts in thread mode.
 func NewLandlock(self Self) Landlock {
 	abi, err := llsys.LandlockGetABIVersion()
 	if err != nil {
 		abi = 0
 	}
-	return Landlock{Self: self, ABI: abi}
+	return Landlock{ABI: abi, Self: self, sets: &rulesetCache{}}
 }
 
 // Name implements Backend.
 func (Landlock) Name() string { return "landlock" }
+
+// Modes implements moder: thread first, then the re-exec helper.
+func (l Landlock) Modes() []Backend {
+	thread, reexec := l, l
+	thread.exec, reexec.exec = false, true
+	return []Backend{thread, reexec}
+}
+
+// Mode implements moder.
+func (l Landlock) Mode() string {
+	if l.exec {
+		return "re-exec helper"
+	}
+	return "thread-scoped"
+}
 
 // Available implements Backend.
 func (l Landlock) Available() error {
 	switch {
 	case l.ABI < 1:
 		return errors.New("the kernel has no Landlock (CONFIG_SECURITY_LANDLOCK, lsm=landlock at boot)")
-	case l.Self.Path == "":
-		return errors.New("the sidecar's own executable was not found, so it cannot re-execute itself")
+	case l.exec && l.Self.File == nil:
+		return errors.New("no descriptor of the sidecar's own executable, so it cannot re-execute itself")
 	}
 	return nil
 }
 
-// Wrap implements Backend: the helper gets the policy as flags and the
-// target after "--".
-func (l Landlock) Wrap(cmd Cmd, p Policy) (Cmd, error) {
+// Prepare implements Backend.
+func (l Landlock) Prepare(cmd Cmd, p Policy) (Launch, error) {
 	if err := l.Available(); err != nil {
-		return Cmd{}, err
+		return Launch{}, err
 	}
 	p = p.normalized()
+	if !l.exec {
+		return Launch{Cmd: cmd, Confine: func() error { return l.confineThread(p) }}, nil
+	}
 	args := []string{l.Self.Argv0, HelperCommand, "--abi", strconv.Itoa(min(l.ABI, len(landlockPresets)-1))}
 	for _, r := range p.WritableRoots {
 		args = append(args, "--rw", r)
 	}
+	for _, d := range p.DenyRead {
+		args = append(args, "--deny", d)
+	}
 	if p.Network {
 		args = append(args, "--net")
 	}
+	if p.UnixSockets {
+		args = append(args, "--unix")
+	}
 	args = append(args, "--", cmd.Path)
 	args = append(args, cmd.Args...)
-	return Cmd{Path: l.Self.Path, Args: args, Dir: cmd.Dir, Env: cmd.Env}, nil
+	return Launch{Cmd: Cmd{Path: l.Self.path(), Args: args, Dir: cmd.Dir, Env: cmd.Env, ExtraFiles: cmd.ExtraFiles}}, nil
 }
 
-// Enforcement implements Backend. Writes are fully confined from ABI 3 on
-// (before it, truncate(2) was not a handled right). With the network off,
-// Landlock itself only handles TCP bind/connect (ABI 4) and UDP (ABI 10),
-// never raw sockets, so the helper also installs a seccomp filter that
-// refuses every socket but AF_UNIX; the network rule is full only where that
-// filter exists for the architecture.
-func (l Landlock) Enforcement(p Policy) Enforcement {
+// confineThread applies the policy to the calling (locked) thread only:
+// the empty capability bounding set, no_new_privs, the socket filter and
+// the Landlock domain — each of these is per thread unless asked to
+// synchronise, which this never does.
+func (l Landlock) confineThread(p Policy) error {
+	if err := dropCapabilities(); err != nil {
+		return err
+	}
+	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
+		return fmt.Errorf("no_new_privs: %w", err)
+	}
+	if p.socketsDenied() && seccompSupported {
+		if err := installSeccomp(socketFilter(p.UnixSockets), false); err != nil {
+			return fmt.Errorf("seccomp: %w", err)
+		}
+	}
+	if err := l.sets.restrict(l.ABI, p); err != nil {
+		return fmt.Errorf("landlock: %w", err)
+	}
+	return nil
+}
+
+// Enforcement implements Backend. Never full: Landlock has no right for
+// metadata, so chmod, chown, utimes and xattr changes outside the
+// writable roots still succeed, and the policy says "write only the
+// roots". With the network off, Landlock itself only handles TCP (ABI 4)
+// and UDP (ABI 10), never raw sockets, so a seccomp filter refuses every
+// socket; that filter exists for amd64 and arm64.
+func (l Landlock) Enforcement(Policy) Enforcement {
 	if l.ABI < 1 {
 		return EnforcementNone
 	}
-	// Never full: Landlock has no right for metadata, so chmod, chown,
-	// utimes and xattr changes outside the writable roots still succeed,
-	// and the policy says "write only the roots".
 	return EnforcementPartial
 }
 
-// landlockPresets are go-landlock's configurations by ABI version; the
-// helper applies the one the sidecar measured, strictly (no best effort), so
-// a rule the kernel cannot enforce is an error, never a silent downgrade.
-var landlockPresets = []landlock.Config{{}, landlock.V1, landlock.V2, landlock.V3, landlock.V4,
-	landlock.V5, landlock.V6, landlock.V7, landlock.V8, landlock.V9, landlock.V10, landlock.V11}
-
-// restrictLandlock applies the policy to the calling process: read and
-// execute anywhere, write below the roots and to the null devices, no TCP
-// unless network, no signals or abstract UNIX sockets out of the domain.
-func restrictLandlock(abi int, p Policy) error {
-	if abi < 1 || abi >= len(landlockPresets) {
-		return fmt.Errorf("landlock ABI %d is not one this binary knows", abi)
+// warm builds the ruleset of p ahead of the first call (the boot probe
+// built its own: its deny list has the probe's secret).
+func (l Landlock) warm(p Policy) {
+	if l.exec || l.sets == nil {
+		return
 	}
-	cfg := landlockPresets[abi]
-	if p.Network {
-		cfg.HandledAccessNet = 0
-	}
-	rules := []landlock.Rule{
-		landlock.RODirs("/"),
-		landlock.RWFiles(nullDevices...).IgnoreIfMissing(),
-	}
-	if len(p.WritableRoots) > 0 {
-		rw := landlock.RWDirs(p.WritableRoots...)
-		if abi >= 2 {
-			rw = rw.WithRefer() // mv between directories of the workspace
-		}
-		rules = append(rules, rw)
-	}
-	return cfg.Restrict(rules...)
+	l.sets.mu.Lock()
+	defer l.sets.mu.Unlock()
+	l.sets.get(l.ABI, p.normalized())
 }
 
-var _ Backend = Landlock{}
+// close releases the cached rulesets.
+func (l Landlock) close() {
+	if l.sets != nil {
+		l.sets.close()
+	}
+}
+
+var _ moder = Landlock{}

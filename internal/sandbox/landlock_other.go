@@ -19,10 +19,12 @@ func (Landlock) Name() string { return "landlock" }
 // Available implements Backend.
 func (Landlock) Available() error { return errors.New("Landlock exists only on Linux") }
 
-// Wrap implements Backend.
-func (l Landlock) Wrap(Cmd, Policy) (Cmd, error) { return Cmd{}, l.Available() }
+// Prepare implements Backend.
+func (l Landlock) Prepare(Cmd, Policy) (Launch, error) { return Launch{}, l.Available() }
 
 // Enforcement implements Backend.
 func (Landlock) Enforcement(Policy) Enforcement { return EnforcementNone }
+
+func (Landlock) close() {}
 
 var _ Backend = Landlock{}

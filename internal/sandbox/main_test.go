@@ -15,10 +15,11 @@ import (
 	"steerable.dev/sidecar/internal/sandbox/sandboxtest"
 )
 
-// TestMain lets the test binary play two other roles, the way the sidecar
-// binary does: the Landlock helper (HelperCommand, reached by re-execution)
-// and a "sidecar" that starts a confined child and is then SIGKILLed by a
-// test (spawnParent).
+// TestMain lets the test binary play other roles, the way the sidecar
+// binary does: the Landlock helper (HelperCommand, reached by
+// re-execution), a "sidecar" that starts a confined child and is then
+// SIGKILLed by a test (spawnParent), and an unprivileged sidecar
+// (nonrootCheck).
 func TestMain(m *testing.M) {
 	if len(os.Args) > 1 {
 		switch os.Args[1] {
@@ -26,6 +27,8 @@ func TestMain(m *testing.M) {
 			os.Exit(ExecMain(os.Args[2:], os.Stderr))
 		case "spawn-parent":
 			os.Exit(spawnParent(os.Args[2], os.Args[3], os.Args[4]))
+		case "nonroot-check":
+			os.Exit(nonrootCheck(os.Args[2], os.Args[3]))
 		}
 	}
 	goleak.VerifyTestMain(m)
@@ -33,11 +36,12 @@ func TestMain(m *testing.M) {
 
 // self is how the Landlock backend re-executes this test binary.
 func self(t testing.TB) Self {
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
+	s := OpenSelf("sandbox.test")
+	if s.File == nil {
+		t.Fatal("cannot open the test binary")
 	}
-	return Self{Path: exe, Argv0: filepath.Base(exe)}
+	t.Cleanup(func() { s.File.Close() })
+	return s
 }
 
 // backendFor returns the named backend, skipping the test only when its
@@ -47,7 +51,7 @@ func backendFor(t *testing.T, name string) Backend {
 	var b Backend
 	switch name {
 	case "bwrap":
-		b = NewBwrap()
+		b = NewBwrap("")
 	case "landlock":
 		b = NewLandlock(self(t))
 	case "none":
@@ -65,12 +69,25 @@ func backendFor(t *testing.T, name string) Backend {
 // skipping) when its probe does not pass.
 func openSandbox(t *testing.T, name string, network bool, environ ...string) *Sandbox {
 	t.Helper()
-	b := backendFor(t, name)
-	s, err := Open(context.Background(), Options{
-		Choice: name, Network: network, Workspace: realTempDir(t), TempParent: realTempDir(t),
-		Environ:  append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME")}, environ...),
-		Backends: []Backend{b},
-	})
+	return openWith(t, name, Options{Network: network, Environ: environ})
+}
+
+// openWith opens a sandbox with exactly the named backend and opts, filling
+// in the workspace, temp parent and a PATH and HOME when opts has none.
+func openWith(t *testing.T, name string, opts Options) *Sandbox {
+	t.Helper()
+	opts.Choice = name
+	if opts.Backends == nil {
+		opts.Backends = []Backend{backendFor(t, name)}
+	}
+	if opts.Workspace == "" {
+		opts.Workspace = realTempDir(t)
+	}
+	if opts.TempParent == "" {
+		opts.TempParent = realTempDir(t)
+	}
+	opts.Environ = append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME")}, opts.Environ...)
+	s, err := Open(context.Background(), opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -98,11 +115,7 @@ func run(t *testing.T, s *Sandbox, script string, opts RunOptions) Result {
 	if opts.Timeout == 0 {
 		opts.Timeout = 20 * time.Second
 	}
-	cmd, err := s.Command([]string{"bash", "-c", script}, s.Policy().WritableRoots[0], s.Env(EnvScrubbed))
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := Run(context.Background(), cmd, opts)
+	res, err := s.Run(context.Background(), Command{Argv: []string{"bash", "-c", script}, Dir: s.Policy().WritableRoots[0]}, opts)
 	if err != nil {
 		t.Fatal(err)
 	}

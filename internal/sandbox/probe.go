@@ -19,24 +19,33 @@ const probeTimeout = 10 * time.Second
 // probeScript is the probe's confined run. $1 is a writable root, $2 a
 // directory outside every root, $3 a loopback port that accepts
 // connections (empty when the policy has the network on or bash is
-// missing, as /dev/tcp is a bash feature).
+// missing, as /dev/tcp is a bash feature), $4 a file on the probe's deny
+// list. It then reports, from inside, what was really applied.
 const probeScript = `echo ok > "$1/.sandbox-probe" || exit 10
 (echo escaped > "$2/escape") 2>/dev/null
 [ -z "$3" ] || ! (exec 3<>"/dev/tcp/127.0.0.1/$3") 2>/dev/null || exit 12
+[ -z "$4" ] || ! cat "$4" >/dev/null 2>&1 || exit 13
+v=$(cat /proc/sys/vm/overcommit_ratio 2>/dev/null) && (echo "$v" > /proc/sys/vm/overcommit_ratio) 2>/dev/null && exit 14
+grep -E '^(NoNewPrivs|Seccomp):' /proc/self/status 2>/dev/null
+echo "Uid: $(id -u)"
 exit 0`
 
-// Probe proves that b enforces p here with a real run: the child must be
-// able to write in the writable root inside, must not be able to write in a
-// fresh directory outside every root, and, with the network off, must fail
-// to connect to a listener on 127.0.0.1. The outside directory is created
-// in the first of scratch that is not below a writable root (when the
-// workspace is / or /tmp there may be none; that check is then skipped).
-func Probe(ctx context.Context, b Backend, p Policy, inside string, scratch ...string) error {
+// Probe proves that b enforces p here with a real run through l: the child
+// must be able to write in the writable root inside, must not be able to
+// write in a fresh directory outside every root, read a file on the deny
+// list, change a kernel setting (/proc/sys), or, with the network off,
+// connect to a listener on 127.0.0.1; and what it reports from inside
+// (no_new_privs, the seccomp mode, its uid) must match what the backend
+// applies. The outside directory is created in the first of scratch that
+// is not below a writable root (when the workspace is / or /tmp there may
+// be none; those checks are then skipped).
+func Probe(ctx context.Context, l *launcher, b Backend, p Policy, inside string, scratch ...string) error {
 	ctx, cancel := context.WithTimeout(ctx, probeTimeout)
 	defer cancel()
-	outside := outsideDir(p, scratch)
+	outside, secret := outsideDir(p, scratch)
 	if outside != "" {
 		defer os.RemoveAll(outside)
+		p.DenyRead = append(p.DenyRead, secret)
 	}
 	shell, port := "/bin/sh", ""
 	if bash, err := exec.LookPath("bash"); err == nil && !p.Network {
@@ -46,60 +55,110 @@ func Probe(ctx context.Context, b Backend, p Policy, inside string, scratch ...s
 			shell, port = bash, strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)
 		}
 	}
-	w, err := b.Wrap(Cmd{Path: shell, Args: []string{shell, "-c", probeScript, "probe", inside, outside, port}, Dir: inside,
+	la, err := b.Prepare(Cmd{Path: shell, Args: []string{shell, "-c", probeScript, "probe", inside, outside, port, secret}, Dir: inside,
 		Env: []string{"PATH=/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin"}}, p)
 	if err != nil {
 		return err
 	}
-	res, err := Run(ctx, &exec.Cmd{Path: w.Path, Args: w.Args, Dir: w.Dir, Env: w.Env}, RunOptions{MaxOutput: 4096})
+	res, err := runLaunch(ctx, l, la, p.Limits)
 	defer os.Remove(filepath.Join(inside, ".sandbox-probe"))
 	if err != nil {
 		return fmt.Errorf("probe could not start: %w", err)
 	}
-	return probeVerdict(res, outside)
+	if err := probeVerdict(res, outside); err != nil {
+		return err
+	}
+	return expectApplied(b, p.normalized(), res.Stdout)
 }
 
-// outsideDir creates a temp dir in the first candidate outside every root.
-func outsideDir(p Policy, candidates []string) string {
+// runLaunch runs a prepared launch with captured output (the probe's Run,
+// below the Sandbox).
+func runLaunch(ctx context.Context, l *launcher, la Launch, lim Limits) (Result, error) {
+	streams, err := openStreams(RunOptions{MaxOutput: 4096})
+	if err != nil {
+		return Result{}, err
+	}
+	p, err := l.start(la, childIO{Stdout: streams.childEnds[0], Stderr: streams.childEnds[1]}, lim)
+	streams.closeChildEnds()
+	if err != nil {
+		streams.abort()
+		return Result{}, err
+	}
+	res := wait(ctx, p, RunOptions{Grace: defaultGrace})
+	p.Kill()
+	streams.finish()
+	res.Stdout, res.Stderr = streams.out.String(), streams.err.String()
+	exit, _ := p.Wait()
+	res.ExitCode, res.Signal = exit.Code, exit.Signal
+	return res, nil
+}
+
+// outsideDir creates a temp dir in the first candidate outside every root,
+// with a secret file in it for the deny-read check.
+func outsideDir(p Policy, candidates []string) (dir, secret string) {
 	for _, c := range candidates {
-		if c == "" || within(p.WritableRoots, c) {
+		if c == "" {
 			continue
 		}
-		if d, err := os.MkdirTemp(c, "steerable-probe-"); err == nil {
-			return d
+		if real, err := filepath.EvalSymlinks(c); err == nil {
+			c = real
 		}
-	}
-	return ""
-}
-
-// within reports whether path is one of roots or below one.
-func within(roots []string, path string) bool {
-	path, _ = filepath.Abs(path)
-	if real, err := filepath.EvalSymlinks(path); err == nil {
-		path = real
-	}
-	for _, r := range roots {
-		if rel, err := filepath.Rel(r, path); err == nil && rel != ".." && !strings.HasPrefix(rel, "../") {
-			return true
+		if within(p.WritableRoots, c) {
+			continue
 		}
+		d, err := os.MkdirTemp(c, "steerable-probe-")
+		if err != nil {
+			continue
+		}
+		secret = filepath.Join(d, "secret")
+		if os.WriteFile(secret, []byte("probe secret\n"), 0o600) != nil {
+			secret = ""
+		}
+		return d, secret
 	}
-	return false
+	return "", ""
 }
 
 func probeVerdict(res Result, outside string) error {
 	detail := strings.TrimSpace(res.Stderr)
 	switch {
-	case res.Cancelled:
+	case res.Cancelled || res.TimedOut:
 		return errors.New("probe did not finish in time")
 	case res.ExitCode == 10:
 		return fmt.Errorf("probe could not write in the workspace: %s", detail)
 	case res.ExitCode == 12:
 		return errors.New("probe reached a loopback listener with the network off")
+	case res.ExitCode == 13:
+		return errors.New("probe read a file on the deny list")
+	case res.ExitCode == 14:
+		return errors.New("probe changed a kernel setting (/proc/sys is writable)")
 	case res.ExitCode != 0:
 		return fmt.Errorf("probe failed (exit %d): %s", res.ExitCode, detail)
 	}
 	if _, err := os.Stat(filepath.Join(outside, "escape")); outside != "" && err == nil {
 		return errors.New("probe wrote outside the writable roots")
+	}
+	return nil
+}
+
+// expectApplied checks the probe's report from inside against what b
+// applies: no_new_privs under Landlock, the socket filter with the network
+// off under Landlock and bwrap, never uid 0 under bwrap.
+func expectApplied(b Backend, p Policy, report string) error {
+	got := map[string]string{}
+	for _, line := range strings.Split(report, "\n") {
+		if k, v, ok := strings.Cut(line, ":"); ok {
+			got[k] = strings.TrimSpace(v)
+		}
+	}
+	name := b.Name()
+	switch {
+	case name == "landlock" && got["NoNewPrivs"] != "1":
+		return fmt.Errorf("the command runs without no_new_privs (NoNewPrivs %q)", got["NoNewPrivs"])
+	case (name == "landlock" || name == "bwrap") && p.socketsDenied() && seccompSupported && got["Seccomp"] != "2":
+		return fmt.Errorf("the command runs without the socket filter (Seccomp %q)", got["Seccomp"])
+	case name == "bwrap" && got["Uid"] == "0":
+		return errors.New("the command runs as uid 0 inside bwrap")
 	}
 	return nil
 }

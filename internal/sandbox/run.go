@@ -2,12 +2,9 @@ package sandbox
 
 import (
 	"context"
-	"errors"
 	"io"
 	"os"
-	"os/exec"
 	"sync"
-	"syscall"
 	"time"
 )
 
@@ -27,6 +24,7 @@ type RunOptions struct {
 type Result struct {
 	ExitCode  int    // the shell convention: 128+N when killed by signal N
 	Signal    string // the signal that ended the leader, if any
+	Limit     string // the per-call limit the command hit ("memory", "processes"), if the kernel says so
 	Stdout    string
 	Stderr    string
 	Truncated bool // a stream was longer than MaxOutput
@@ -37,26 +35,31 @@ type Result struct {
 // Defaults of RunOptions.
 const (
 	defaultGrace = time.Second
-	// drainWait bounds reading the pipes after the group was killed, for a
-	// process that left the group but kept a copy of stdout.
+	// drainWait bounds reading the pipes after the leader was reaped, for
+	// a process that left the group but kept a copy of stdout (without a
+	// PID namespace).
 	drainWait = 500 * time.Millisecond
 	readChunk = 64 << 10
 )
 
-// Run starts cmd (stdin /dev/null, stdout and stderr captured), waits for it
-// under the timeout and ctx, and kills its whole process group before
-// returning, whatever happened: no process of the group outlives the call.
-// The error is non-nil only when the command could not start.
-func Run(ctx context.Context, cmd *exec.Cmd, opts RunOptions) (Result, error) {
+// Run starts c confined (stdin /dev/null unless given, stdout and stderr
+// captured), waits for it under the timeout and ctx, and kills what is
+// left before returning, whatever happened: nothing the command started
+// outlives the call. The error is non-nil only when the command could not
+// start (ErrUnavailable when the sandbox refuses every child).
+func (s *Sandbox) Run(ctx context.Context, c Command, opts RunOptions) (Result, error) {
+	if c.Stdout != nil || c.Stderr != nil {
+		return Result{}, errCaptured
+	}
 	if opts.Grace <= 0 {
 		opts.Grace = defaultGrace
 	}
-	cmd.Stdin = nil // /dev/null
-	streams, err := openStreams(cmd, opts)
+	streams, err := openStreams(opts)
 	if err != nil {
 		return Result{}, err
 	}
-	p, err := Start(cmd)
+	c.Stdout, c.Stderr = streams.childEnds[0], streams.childEnds[1]
+	p, err := s.Start(c)
 	streams.closeChildEnds()
 	if err != nil {
 		streams.abort()
@@ -67,8 +70,8 @@ func Run(ctx context.Context, cmd *exec.Cmd, opts RunOptions) (Result, error) {
 	streams.finish()
 	res.Stdout, res.Stderr = streams.out.String(), streams.err.String()
 	res.Truncated = streams.out.Truncated() || streams.err.Truncated()
-	state, _ := p.Wait()
-	res.ExitCode, res.Signal = exitStatus(state)
+	exit, _ := p.Wait()
+	res.ExitCode, res.Signal, res.Limit = exit.Code, exit.Signal, exit.Limit
 	return res, nil
 }
 
@@ -94,30 +97,6 @@ func wait(ctx context.Context, p *Process, opts RunOptions) Result {
 	return res
 }
 
-func exitStatus(state *os.ProcessState) (int, string) {
-	if state == nil {
-		return -1, ""
-	}
-	if ws, ok := state.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-		return 128 + int(ws.Signal()), signalName(ws.Signal())
-	}
-	return state.ExitCode(), ""
-}
-
-func signalName(s syscall.Signal) string {
-	switch s {
-	case syscall.SIGKILL:
-		return "SIGKILL"
-	case syscall.SIGTERM:
-		return "SIGTERM"
-	case syscall.SIGINT:
-		return "SIGINT"
-	case syscall.SIGPIPE:
-		return "SIGPIPE"
-	}
-	return s.String()
-}
-
 // streams are the two output pipes and their readers.
 type streams struct {
 	out, err   *Capture
@@ -127,7 +106,7 @@ type streams struct {
 	readerDone chan struct{}
 }
 
-func openStreams(cmd *exec.Cmd, opts RunOptions) (*streams, error) {
+func openStreams(opts RunOptions) (*streams, error) {
 	s := &streams{out: NewCapture(opts.MaxOutput), err: NewCapture(opts.MaxOutput), readerDone: make(chan struct{})}
 	for _, name := range []string{"stdout", "stderr"} {
 		r, w, err := os.Pipe()
@@ -144,7 +123,6 @@ func openStreams(cmd *exec.Cmd, opts RunOptions) (*streams, error) {
 		s.wg.Add(1)
 		go s.read(r, c, name, opts.OnOutput)
 	}
-	cmd.Stdout, cmd.Stderr = s.childEnds[0], s.childEnds[1]
 	go func() { s.wg.Wait(); close(s.readerDone) }()
 	return s, nil
 }
@@ -192,6 +170,3 @@ func (s *streams) abort() {
 		r.Close()
 	}
 }
-
-// ErrNoCommand is returned by Sandbox.Command for an empty argv.
-var ErrNoCommand = errors.New("no command to run")

@@ -2,25 +2,39 @@ package sandbox
 
 import (
 	"context"
-	"fmt"
-	"os/exec"
+	"errors"
 	"path/filepath"
 	"runtime"
-	"strings"
+	"sync"
 )
 
 // Options configure Open; cmd fills them from the Config.
 type Options struct {
-	Choice     string // STEERABLE_SANDBOX: auto, bwrap, landlock, seatbelt or none
-	Network    bool   // STEERABLE_SANDBOX_NETWORK
-	Require    bool   // STEERABLE_SANDBOX_REQUIRE
-	Workspace  string // absolute, symlinks resolved
-	TempParent string // the system temp dir; the session temp dir goes below it
-	Environ    []string
-	Self       Self // how the Landlock backend re-executes this binary
+	Choice      string // STEERABLE_SANDBOX: auto, bwrap, landlock, seatbelt or none
+	Network     bool   // STEERABLE_SANDBOX_NETWORK
+	UnixSockets bool   // STEERABLE_SANDBOX_UNIX_SOCKETS
+	Require     bool   // STEERABLE_SANDBOX_REQUIRE
+	Workspace   string // absolute, symlinks resolved
+	TempParent  string // the system temp dir; the session temp dir goes below it
+	Environ     []string
+	Env         EnvRules    // STEERABLE_SANDBOX_ENV, STEERABLE_SANDBOX_ENV_PASS
+	Deny        DenyOptions // $HOME, STEERABLE_SANDBOX_DENY_READ, STEERABLE_SANDBOX_ALLOW_READ
+	Limits      Limits      // STEERABLE_SANDBOX_MAX_PROCS, STEERABLE_SANDBOX_MAX_MEMORY_MB
+	BwrapPath   string      // STEERABLE_BWRAP_PATH
+	// Self is the running binary for Landlock's re-exec mode; without a
+	// File, Open opens /proc/self/exe.
+	Self Self
+	// Notes are configuration problems to report in Summary (a deny-list
+	// entry that was not a path).
+	Notes []string
 	// Backends, when set, replaces the platform's candidates for auto and
 	// the named lookups (tests).
 	Backends []Backend
+	// modes, when set, replaces the launch modes Open tries (tests: a
+	// kernel without user namespaces); noCgroups leaves cgroups out (tests:
+	// the rlimit fallbacks).
+	modes     []launchMode
+	noCgroups bool
 }
 
 // Info is data._sandbox of every result of a sandboxed tool.
@@ -28,12 +42,17 @@ type Info struct {
 	Backend     string
 	Enforcement Enforcement
 	Network     bool
-	Via         string // "layer1" for the inherited posture
+	DenyRead    []string // the denied paths that exist
+	Via         string   // "layer1" for the inherited posture
 }
 
 // Map is Info as result data.
 func (i Info) Map() map[string]any {
-	m := map[string]any{"backend": i.Backend, "enforcement": string(i.Enforcement), "network": i.Network}
+	deny := i.DenyRead
+	if deny == nil {
+		deny = []string{}
+	}
+	m := map[string]any{"backend": i.Backend, "enforcement": string(i.Enforcement), "network": i.Network, "denyRead": deny}
 	if i.Via != "" {
 		m["via"] = i.Via
 	}
@@ -51,89 +70,142 @@ type Attempt struct {
 	Err     error
 }
 
-// Sandbox is the session's selected backend, policy, temp dir and child
-// environment. Its methods are safe for concurrent use.
+// Sandbox is the session's selected backend, policy, launcher, temp dir
+// and child environment. Its methods are safe for concurrent use.
 //
-// The selection probe runs in the background from Open on: a real confined
-// run takes milliseconds (bwrap) and start-up must not wait for it. Methods
-// that depend on the selection (Info, Unavailable, Summary, Command) wait
-// for it; Selected says whether it is done.
+// The selection (launch mode, cgroups, backend probes) runs in the
+// background from Open on: start-up must not wait for it. Methods that
+// depend on it (Info, Unavailable, Summary, Start, Run) wait for it;
+// Selected says whether it is done.
 type Sandbox struct {
+	opts     Options
 	policy   Policy
 	tmpDir   string
-	environ  []string
+	deny     denyList
+	launcher *launcher
 	selected chan struct{} // closed when the fields below are set
 
 	backend     Backend
 	info        Info
 	attempts    []Attempt
 	unavailable bool
+	stale       int // session temp dirs of dead sidecars removed at boot
+	modeErrs    []Attempt
+	probed      []Backend // closed by Close
+	cgroupErr   error     // why no cgroup is used
+	closeOnce   sync.Once
 }
 
-// Open creates the session temp dir and selects the backend: with auto the
-// first candidate whose probe (a real confined run) passes; with a name,
-// that backend if its probe passes. When none passes the children run
-// unconfined (backend none), unless Require, in which case Command fails
-// with ErrUnavailable. The error is non-nil only when the temp dir cannot be
-// created.
+// Open creates the session temp dir and starts the selection: the
+// strongest launch mode that works here, the cgroups, and the backend —
+// with auto the first candidate whose probe (a real confined run) passes;
+// with a name, that backend if its probe passes, else every child is
+// refused (ErrUnavailable: a named backend is never replaced by an
+// unconfined run). Under auto with none passing the children run
+// unconfined (backend none), unless Require. The error is non-nil only
+// when the temp dir cannot be created.
 func Open(ctx context.Context, opts Options) (*Sandbox, error) {
 	tmp, err := NewSessionDir(opts.TempParent)
 	if err != nil {
 		return nil, err
 	}
+	roots := []string{opts.Workspace, tmp}
+	deny := resolveDenyList(opts.Deny, roots)
 	s := &Sandbox{
-		policy:   Policy{WritableRoots: []string{opts.Workspace, tmp}, Network: opts.Network}.normalized(),
-		tmpDir:   tmp,
-		environ:  opts.Environ,
-		selected: make(chan struct{}),
+		opts: opts, tmpDir: tmp, deny: deny, selected: make(chan struct{}),
+		policy: Policy{WritableRoots: roots, Network: opts.Network, UnixSockets: opts.UnixSockets,
+			DenyRead: deny.paths, Limits: opts.Limits}.normalized(),
+		launcher: &launcher{owner: ownerTag()},
 	}
-	go s.selectBackend(ctx, opts)
+	if s.opts.Self.File == nil {
+		s.opts.Self = OpenSelf("steerable-sidecar")
+	}
+	go s.selectBackend(ctx)
 	return s, nil
 }
 
-// selectBackend probes the candidates in order and keeps the first that
-// passes.
-func (s *Sandbox) selectBackend(ctx context.Context, opts Options) {
+// selectBackend picks the launch mode, opens the cgroups and probes the
+// candidates in order, keeping the first that passes.
+func (s *Sandbox) selectBackend(ctx context.Context) {
 	defer close(s.selected)
-	for _, b := range candidates(opts) {
+	s.stale = RemoveStaleSessionDirs(s.opts.TempParent)
+	if s.opts.noCgroups {
+		s.cgroupErr = errors.New("left out")
+	} else {
+		s.launcher.cgroups, s.cgroupErr = openCgroups(s.launcher.owner)
+	}
+	s.selectMode()
+	for _, b := range s.candidates() {
 		err := b.Available()
 		if err == nil {
-			err = Probe(ctx, b, s.policy, s.tmpDir, opts.TempParent, "/var/tmp", filepath.Dir(opts.Workspace))
+			s.probed = append(s.probed, b)
+			err = Probe(ctx, s.launcher, b, s.policy, s.tmpDir, s.opts.TempParent, "/var/tmp", filepath.Dir(s.opts.Workspace))
 		}
 		if err == nil {
 			s.backend = b
+			if w, ok := b.(interface{ warm(Policy) }); ok {
+				w.warm(s.policy)
+			}
 			break
 		}
-		s.attempts = append(s.attempts, Attempt{Backend: b.Name(), Err: err})
+		s.attempts = append(s.attempts, Attempt{Backend: b.Name() + modeSuffix(b), Err: err})
 	}
 	if s.backend == nil {
 		s.backend = None{}
-		s.unavailable = opts.Require
+		s.unavailable = s.opts.Require || s.named()
 	}
-	s.info = Info{Backend: s.backend.Name(), Enforcement: s.backend.Enforcement(s.policy), Network: s.policy.Network}
+	s.info = Info{Backend: s.backend.Name(), Enforcement: s.backend.Enforcement(s.policy), Network: s.policy.Network,
+		DenyRead: s.deny.present}
 	if s.info.Enforcement == EnforcementNone {
 		s.info.Network = true // nothing stops it
+		s.info.DenyRead = []string{}
 	}
+}
+
+// selectMode keeps the first launch mode that starts a process here.
+func (s *Sandbox) selectMode() {
+	modes := s.opts.modes
+	if modes == nil {
+		modes = candidateModes()
+	}
+	for _, m := range modes {
+		err := s.launcher.probeMode(m)
+		if err == nil {
+			s.launcher.mode = m
+			return
+		}
+		s.modeErrs = append(s.modeErrs, Attempt{Backend: m.String(), Err: err})
+	}
+	s.launcher.mode = launchMode{}
+}
+
+// named reports whether STEERABLE_SANDBOX names a confining backend.
+func (s *Sandbox) named() bool {
+	return s.opts.Choice != "auto" && s.opts.Choice != "none" && s.opts.Choice != ""
 }
 
 // Selected is closed once the backend is selected.
 func (s *Sandbox) Selected() <-chan struct{} { return s.selected }
 
 // candidates are the backends Open tries, in order (SPEC §4.2: auto tries
-// bwrap, then landlock on Linux, seatbelt on macOS).
-func candidates(opts Options) []Backend {
-	all := opts.Backends
+// bwrap, then landlock on Linux, seatbelt on macOS), each backend with more
+// than one mode once per mode.
+func (s *Sandbox) candidates() []Backend {
+	all := s.opts.Backends
 	if all == nil {
-		all = []Backend{NewBwrap(), NewLandlock(opts.Self), NewSeatbelt()}
+		all = []Backend{NewBwrap(s.opts.BwrapPath), NewLandlock(s.opts.Self), NewSeatbelt()}
 	}
 	var out []Backend
 	for _, b := range all {
-		switch {
-		case opts.Choice == "none":
-		case opts.Choice == b.Name():
-			out = append(out, b)
-		case opts.Choice == "auto" && autoFits(b.Name()):
-			out = append(out, b)
+		if b.Name() == "none" {
+			continue // the fallback, never probed
+		}
+		if s.opts.Choice == b.Name() || (s.opts.Choice == "auto" && autoFits(b.Name())) {
+			if m, ok := b.(moder); ok {
+				out = append(out, m.Modes()...)
+			} else {
+				out = append(out, b)
+			}
 		}
 	}
 	return out
@@ -146,14 +218,22 @@ func autoFits(name string) bool {
 	return name == "bwrap" || name == "landlock"
 }
 
+func modeSuffix(b Backend) string {
+	if m, ok := b.(moder); ok {
+		return " (" + m.Mode() + ")"
+	}
+	return ""
+}
+
 // Info is what the session's children run under.
 func (s *Sandbox) Info() Info {
 	<-s.selected
 	return s.info
 }
 
-// Unavailable reports whether Command refuses every child because no
-// backend works and the sandbox is required.
+// Unavailable reports whether every child is refused (ErrUnavailable):
+// the named backend does not work here, or none does and the sandbox is
+// required.
 func (s *Sandbox) Unavailable() bool {
 	<-s.selected
 	return s.unavailable
@@ -162,67 +242,52 @@ func (s *Sandbox) Unavailable() bool {
 // TempDir is the session temp dir.
 func (s *Sandbox) TempDir() string { return s.tmpDir }
 
-// Policy is the policy children run under.
+// Policy is the session's policy. A Command may carry a policy derived
+// from it (Policy.WithWritable, Policy.WithNetwork).
 func (s *Sandbox) Policy() Policy { return s.policy }
 
-// Summary describes the selection for Health.checks.sandbox: the backend
-// and its enforcement, or why each candidate was passed over.
-func (s *Sandbox) Summary() string {
+// Lifetime is the guarantee that ends a child's whole tree here.
+func (s *Sandbox) Lifetime() Lifetime {
 	<-s.selected
-	var tried []string
-	for _, a := range s.attempts {
-		tried = append(tried, fmt.Sprintf("%s: %v", a.Backend, a.Err))
-	}
-	msg := fmt.Sprintf("backend %s, enforcement %s, network %s", s.info.Backend, s.info.Enforcement, onOff(s.info.Network))
-	if len(tried) > 0 {
-		msg += "; not usable: " + strings.Join(tried, "; ")
-	}
-	return msg
+	return s.launcher.mode.lifetime(s.launcher.cgroups)
 }
 
-func onOff(b bool) string {
-	if b {
-		return "on"
-	}
-	return "off"
-}
-
-// Env is the environment of a child under policy: the sidecar's, filtered,
-// with TMPDIR, TEMP and TMP pointing at the session temp dir.
+// Env is the environment of a child under policy: the sidecar's, filtered
+// (EnvRules), with TMPDIR, TEMP and TMP pointing at the session temp dir.
 func (s *Sandbox) Env(policy EnvPolicy) []string {
-	env := policy.Filter(s.environ)
+	env, _ := s.opts.Env.Filter(policy, s.opts.Environ)
 	for _, name := range []string{"TMPDIR", "TEMP", "TMP"} {
 		env = setEnv(env, name, s.tmpDir)
 	}
 	return env
 }
 
-// Command returns the confined command for argv, started in dir with env.
-// argv[0] is resolved on PATH when it is not absolute. Start it with Start
-// or Run, which put it in its own process group.
-func (s *Sandbox) Command(argv []string, dir string, env []string) (*exec.Cmd, error) {
-	if s.Unavailable() {
-		return nil, ErrUnavailable
-	}
-	if len(argv) == 0 {
-		return nil, ErrNoCommand
-	}
-	path := argv[0]
-	if !filepath.IsAbs(path) {
-		var err error
-		if path, err = exec.LookPath(path); err != nil {
-			return nil, err
-		}
-	}
-	w, err := s.backend.Wrap(Cmd{Path: path, Args: argv, Dir: dir, Env: env}, s.policy)
-	if err != nil {
-		return nil, err
-	}
-	return &exec.Cmd{Path: w.Path, Args: w.Args, Dir: w.Dir, Env: w.Env}, nil
+// Scrubbed lists the names (never the values) EnvScrubbed drops from the
+// sidecar's environment, for a debug log line at boot.
+func (s *Sandbox) Scrubbed() []string {
+	_, dropped := s.opts.Env.Filter(EnvScrubbed, s.opts.Environ)
+	return dropped
 }
 
-// Close removes the session temp dir (after the probe, which uses it).
+// Close kills every child still running (and, with the subreaper
+// fallback, their escapees), then removes the session's cgroups and temp
+// dir.
 func (s *Sandbox) Close() error {
 	<-s.selected
+	s.closeOnce.Do(s.release)
 	return removeTree(s.tmpDir)
+}
+
+func (s *Sandbox) release() {
+	s.launcher.killAll()
+	s.launcher.killOrphans()
+	s.launcher.cgroups.close()
+	for _, b := range s.probed {
+		if l, ok := b.(Landlock); ok {
+			l.close()
+		}
+	}
+	if s.opts.Self.File != nil {
+		s.opts.Self.File.Close()
+	}
 }

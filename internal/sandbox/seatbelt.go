@@ -8,12 +8,15 @@ import (
 
 // Seatbelt confines the child with macOS sandbox-exec and a generated
 // profile (SBPL). The profile allows by default and then denies what the
-// policy forbids — every file write outside the writable roots and the null
-// devices, and, with the network off, every network operation — because
-// SBPL gives later rules precedence. Allow-by-default keeps Mach services,
-// sysctl reads and the rest that ordinary tools need; those are not part of
-// the policy. Paths reach the profile as -D parameters, never spliced into
-// its text, so no path can change the profile.
+// policy forbids — reading the denied paths, every file write outside the
+// writable roots and the null devices, signals to processes outside the
+// sandbox, and, with the network off, every network operation (UNIX
+// sockets included unless allowed) — because SBPL gives later rules
+// precedence; the writable roots are allowed again last, so the workspace
+// is never masked. Allow-by-default keeps Mach services, sysctl reads and
+// the rest that ordinary tools need; those are not part of the policy.
+// Paths reach the profile as -D parameters, never spliced into its text,
+// so no path can change the profile.
 type Seatbelt struct {
 	// Path is sandbox-exec; empty where there is none (every OS but macOS).
 	Path string
@@ -30,40 +33,57 @@ func (s Seatbelt) Available() error {
 	return nil
 }
 
-// Wrap implements Backend.
-func (s Seatbelt) Wrap(cmd Cmd, p Policy) (Cmd, error) {
+// Prepare implements Backend.
+func (s Seatbelt) Prepare(cmd Cmd, p Policy) (Launch, error) {
 	if err := s.Available(); err != nil {
-		return Cmd{}, err
+		return Launch{}, err
 	}
 	p = p.normalized()
 	args := []string{"sandbox-exec", "-p", SeatbeltProfile(p)}
 	for i, r := range p.WritableRoots {
-		args = append(args, "-D", fmt.Sprintf("%s=%s", seatbeltRootParam(i), r))
+		args = append(args, "-D", fmt.Sprintf("%s=%s", seatbeltParam("WRITABLE_ROOT", i), r))
+	}
+	for i, d := range p.DenyRead {
+		args = append(args, "-D", fmt.Sprintf("%s=%s", seatbeltParam("DENY_READ", i), d))
 	}
 	args = append(args, "--", cmd.Path)
 	args = append(args, cmd.Args[1:]...)
-	return Cmd{Path: s.Path, Args: args, Dir: cmd.Dir, Env: cmd.Env}, nil
+	return Launch{Cmd: Cmd{Path: s.Path, Args: args, Dir: cmd.Dir, Env: cmd.Env, ExtraFiles: cmd.ExtraFiles}}, nil
 }
 
-// Enforcement implements Backend: the profile covers writes and network.
+// Enforcement implements Backend: the profile covers reads, writes,
+// signals and network.
 func (Seatbelt) Enforcement(Policy) Enforcement { return EnforcementFull }
 
-func seatbeltRootParam(i int) string { return fmt.Sprintf("WRITABLE_ROOT_%d", i) }
+func seatbeltParam(kind string, i int) string { return fmt.Sprintf("%s_%d", kind, i) }
 
 // SeatbeltProfile is the SBPL profile for p; the roots are referenced as
-// parameters WRITABLE_ROOT_0… in p's (normalized) order.
+// parameters WRITABLE_ROOT_0…, the denied paths as DENY_READ_0…, in p's
+// (normalized) order.
 func SeatbeltProfile(p Policy) string {
 	var b strings.Builder
-	b.WriteString("(version 1)\n(allow default)\n(deny file-write*)\n(allow file-write*")
-	for i := range p.WritableRoots {
-		fmt.Fprintf(&b, "\n    (subpath (param %q))", seatbeltRootParam(i))
+	b.WriteString("(version 1)\n(allow default)\n")
+	if len(p.DenyRead) > 0 {
+		b.WriteString("(deny file-read*")
+		for i := range p.DenyRead {
+			fmt.Fprintf(&b, "\n    (subpath (param %q))", seatbeltParam("DENY_READ", i))
+		}
+		b.WriteString(")\n")
 	}
-	for _, d := range nullDevices {
+	b.WriteString("(deny file-write*)\n(allow file-read* file-write*")
+	for i := range p.WritableRoots {
+		fmt.Fprintf(&b, "\n    (subpath (param %q))", seatbeltParam("WRITABLE_ROOT", i))
+	}
+	b.WriteString(")\n(allow file-write*")
+	for _, d := range writableDevices {
 		fmt.Fprintf(&b, "\n    (literal %q)", d)
 	}
-	b.WriteString(")\n")
+	b.WriteString(")\n(deny signal)\n(allow signal (target same-sandbox))\n")
 	if !p.Network {
 		b.WriteString("(deny network*)\n")
+		if p.UnixSockets {
+			b.WriteString("(allow network* (remote unix-socket))\n")
+		}
 	}
 	return b.String()
 }

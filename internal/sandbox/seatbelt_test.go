@@ -14,22 +14,46 @@ func TestSeatbeltProfile(t *testing.T) {
 		{Policy{WritableRoots: []string{"/w"}}, `(version 1)
 (allow default)
 (deny file-write*)
+(allow file-read* file-write*
+    (subpath (param "WRITABLE_ROOT_0")))
 (allow file-write*
-    (subpath (param "WRITABLE_ROOT_0"))
     (literal "/dev/null")
     (literal "/dev/zero")
-    (literal "/dev/full"))
+    (literal "/dev/full")
+    (literal "/dev/tty"))
+(deny signal)
+(allow signal (target same-sandbox))
 (deny network*)
 `},
-		{Policy{WritableRoots: []string{"/w", "/t"}, Network: true}, `(version 1)
+		{Policy{WritableRoots: []string{"/w", "/t"}, Network: true, DenyRead: []string{"/h/.ssh"}}, `(version 1)
 (allow default)
+(deny file-read*
+    (subpath (param "DENY_READ_0")))
 (deny file-write*)
-(allow file-write*
+(allow file-read* file-write*
     (subpath (param "WRITABLE_ROOT_0"))
-    (subpath (param "WRITABLE_ROOT_1"))
+    (subpath (param "WRITABLE_ROOT_1")))
+(allow file-write*
     (literal "/dev/null")
     (literal "/dev/zero")
-    (literal "/dev/full"))
+    (literal "/dev/full")
+    (literal "/dev/tty"))
+(deny signal)
+(allow signal (target same-sandbox))
+`},
+		{Policy{UnixSockets: true}, `(version 1)
+(allow default)
+(deny file-write*)
+(allow file-read* file-write*)
+(allow file-write*
+    (literal "/dev/null")
+    (literal "/dev/zero")
+    (literal "/dev/full")
+    (literal "/dev/tty"))
+(deny signal)
+(allow signal (target same-sandbox))
+(deny network*)
+(allow network* (remote unix-socket))
 `},
 	}
 	for _, tt := range tests {
@@ -39,19 +63,23 @@ func TestSeatbeltProfile(t *testing.T) {
 	}
 }
 
-// Paths reach the profile as parameters: a root whose name is SBPL cannot
-// change the profile.
-func TestSeatbeltWrapPassesRootsAsParameters(t *testing.T) {
+// Paths reach the profile as parameters: a root or a deny path whose name
+// is SBPL cannot change the profile.
+func TestSeatbeltPreparePassesPathsAsParameters(t *testing.T) {
 	evil := `/w") (allow network*) ("`
-	p := Policy{WritableRoots: []string{"/tmp/s", evil}}
-	got, err := Seatbelt{Path: "/usr/bin/sandbox-exec"}.Wrap(Cmd{Path: "/bin/bash", Args: []string{"bash", "-c", "true"}, Dir: "/w"}, p)
+	p := Policy{WritableRoots: []string{"/tmp/s", evil}, DenyRead: []string{evil + "/.ssh"}}
+	got, err := Seatbelt{Path: "/usr/bin/sandbox-exec"}.Prepare(Cmd{Path: "/bin/bash", Args: []string{"bash", "-c", "true"}, Dir: "/w"}, p)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := Cmd{Path: "/usr/bin/sandbox-exec", Dir: "/w", Args: []string{"sandbox-exec", "-p", SeatbeltProfile(p.normalized()),
-		"-D", "WRITABLE_ROOT_0=/tmp/s", "-D", "WRITABLE_ROOT_1=" + evil, "--", "/bin/bash", "-c", "true"}}
-	if diff := cmp.Diff(want, got); diff != "" {
+	n := p.normalized()
+	want := Launch{Cmd: Cmd{Path: "/usr/bin/sandbox-exec", Dir: "/w", Args: []string{"sandbox-exec", "-p", SeatbeltProfile(n),
+		"-D", "WRITABLE_ROOT_0=/tmp/s", "-D", "WRITABLE_ROOT_1=" + evil, "--", "/bin/bash", "-c", "true"}}}
+	if diff := cmp.Diff(want, got, cmp.Comparer(func(a, b func() error) bool { return a == nil && b == nil })); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
+	}
+	if len(n.DenyRead) != 0 {
+		t.Errorf("a deny path inside a writable root survived normalisation: %q", n.DenyRead)
 	}
 	if err := (Seatbelt{}).Available(); err == nil {
 		t.Error("seatbelt without sandbox-exec claims to be available")

@@ -3,35 +3,41 @@
 package sandbox
 
 import (
-	"fmt"
+	"encoding/binary"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
 
-// seccompSupported says whether denySockets has a filter for this
+// seccompSupported says whether socketFilter has a program for this
 // architecture.
 const seccompSupported = true
 
-// denySockets installs a seccomp filter on the calling process (every
-// thread, TSYNC) that makes socket(2) fail with EACCES for every family but
-// AF_UNIX, and io_uring_setup(2) fail with ENOSYS (io_uring can create
-// sockets without socket(2)). It closes what Landlock leaves open with the
-// network off: UDP below ABI 10, raw and packet sockets, and netlink (which
-// root could use to reconfigure the host's interfaces). A syscall made
-// through another architecture's entry point kills the process.
-func denySockets() error {
-	prog := noNetworkProgram()
+// installSeccomp installs prog on the calling thread (every thread with
+// tsync). The caller has set no_new_privs.
+func installSeccomp(prog []unix.SockFilter, tsync bool) error {
 	fprog := unix.SockFprog{Len: uint16(len(prog)), Filter: &prog[0]}
-	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
-		return fmt.Errorf("no_new_privs: %w", err)
+	var flags uintptr
+	if tsync {
+		flags = unix.SECCOMP_FILTER_FLAG_TSYNC
 	}
-	_, _, errno := unix.Syscall(unix.SYS_SECCOMP, unix.SECCOMP_SET_MODE_FILTER,
-		unix.SECCOMP_FILTER_FLAG_TSYNC, uintptr(unsafe.Pointer(&fprog)))
+	_, _, errno := unix.Syscall(unix.SYS_SECCOMP, unix.SECCOMP_SET_MODE_FILTER, flags, uintptr(unsafe.Pointer(&fprog)))
 	if errno != 0 {
 		return errno
 	}
 	return nil
+}
+
+// seccompBytes is prog as the raw struct sock_filter array bubblewrap's
+// --seccomp reads from a descriptor.
+func seccompBytes(prog []unix.SockFilter) []byte {
+	b := make([]byte, 0, 8*len(prog))
+	for _, ins := range prog {
+		b = binary.NativeEndian.AppendUint16(b, ins.Code)
+		b = append(b, ins.Jt, ins.Jf)
+		b = binary.NativeEndian.AppendUint32(b, ins.K)
+	}
+	return b
 }
 
 // Offsets in struct seccomp_data.
@@ -41,8 +47,16 @@ const (
 	seccompArg0 = 16 // low 32 bits on little-endian architectures
 )
 
-// noNetworkProgram is the classic BPF program of denySockets.
-func noNetworkProgram() []unix.SockFilter {
+// socketFilter is the classic BPF program of the network-off policy:
+// socket(2) fails with EACCES for every address family — AF_UNIX too,
+// unless allowUnix (socketpair(2) is another syscall and stays allowed) —
+// and io_uring_setup(2) with ENOSYS (io_uring can create sockets without
+// socket(2)). It closes what Landlock leaves open with the network off: UDP
+// below ABI 10, raw and packet sockets, netlink (which root could use to
+// reconfigure the host's interfaces), and pathname UNIX sockets such as a
+// Docker daemon's. A syscall made through another architecture's entry
+// point kills the process.
+func socketFilter(allowUnix bool) []unix.SockFilter {
 	const (
 		ld  = unix.BPF_LD | unix.BPF_W | unix.BPF_ABS
 		jeq = unix.BPF_JMP | unix.BPF_JEQ | unix.BPF_K
@@ -57,8 +71,12 @@ func noNetworkProgram() []unix.SockFilter {
 		a.jump(jge, x32SyscallBit, "enosys", "")
 	}
 	a.jump(jeq, unix.SYS_SOCKET, "", "not-socket")
-	a.stmt(ld, seccompArg0)
-	a.jump(jeq, unix.AF_UNIX, "allow", "eacces")
+	if allowUnix {
+		a.stmt(ld, seccompArg0)
+		a.jump(jeq, unix.AF_UNIX, "allow", "eacces")
+	} else {
+		a.stmt(ret, unix.SECCOMP_RET_ERRNO|uint32(unix.EACCES))
+	}
 	a.label("not-socket")
 	a.jump(jeq, unix.SYS_IO_URING_SETUP, "enosys", "allow")
 	a.label("allow")
@@ -118,3 +136,6 @@ func (a *bpfAsm) assemble() []unix.SockFilter {
 	}
 	return a.prog
 }
+
+// socketFilterBytes is socketFilter for bubblewrap's --seccomp.
+func socketFilterBytes(allowUnix bool) []byte { return seccompBytes(socketFilter(allowUnix)) }

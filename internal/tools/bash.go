@@ -51,10 +51,7 @@ func newBash(d Deps) Tool {
 func runBash(ctx context.Context, d Deps, shell string, call Call, a bashArgs) protocol.ToolResult {
 	sb := d.Sandbox
 	if sb.Unavailable() {
-		res := Terminal("sandbox_unavailable")
-		res.Message = "no sandbox backend works on this machine and STEERABLE_SANDBOX_REQUIRE=1 forbids running commands unconfined (" + sb.Summary() + ")"
-		res.Data = map[string]any{"_sandbox": sb.Info().Map()}
-		return res
+		return bashUnavailable(sb)
 	}
 	timeout, refused := bashTimeout(a.TimeoutMs, d.BashMaxTimeoutMs)
 	if refused != nil {
@@ -67,20 +64,26 @@ func runBash(ctx context.Context, d Deps, shell string, call Call, a bashArgs) p
 	if err != nil {
 		return Followup("%v", err)
 	}
-	cmd, err := sb.Command([]string{shell, "-c", a.Command}, dir, sb.Env(sandbox.EnvScrubbed))
-	if errors.Is(err, sandbox.ErrUnavailable) {
-		return Terminal("sandbox_unavailable")
-	}
-	if err != nil {
-		return protocol.ToolResult{Success: false, Error: fmt.Sprintf("cannot prepare the command: %v", err)}
-	}
 	live := startProgress(d.Host, call.ID)
-	res, err := sandbox.Run(ctx, cmd, sandbox.RunOptions{Timeout: timeout, MaxOutput: d.BashMaxOutputBytes, OnOutput: live.Write})
+	res, err := sb.Run(ctx, sandbox.Command{Argv: []string{shell, "-c", a.Command}, Dir: dir},
+		sandbox.RunOptions{Timeout: timeout, MaxOutput: d.BashMaxOutputBytes, OnOutput: live.Write})
 	live.Close()
-	if err != nil {
+	switch {
+	case errors.Is(err, sandbox.ErrUnavailable):
+		return bashUnavailable(sb)
+	case err != nil:
 		return protocol.ToolResult{Success: false, Error: fmt.Sprintf("cannot start the command: %v", err)}
 	}
-	return bashResult(res, timeout, d.BashMaxTimeoutMs, sb.Info())
+	return bashResult(res, timeout, d.BashMaxTimeoutMs, sb)
+}
+
+// bashUnavailable is the terminal refusal when the sandbox runs nothing.
+func bashUnavailable(sb *sandbox.Sandbox) protocol.ToolResult {
+	res := Terminal("sandbox_unavailable")
+	res.Message = "no usable sandbox backend, and commands never run unconfined here (a backend named in STEERABLE_SANDBOX, " +
+		"or STEERABLE_SANDBOX_REQUIRE=1): " + sb.Summary()
+	res.Data = map[string]any{"_sandbox": sb.Info().Map()}
+	return res
 }
 
 // bashTimeout applies the default and the ceiling.
@@ -111,13 +114,19 @@ func bashDir(ws *files.Workspace, cwd string) (string, error) {
 	return dir, nil
 }
 
-func bashResult(res sandbox.Result, timeout time.Duration, ceiling int, info sandbox.Info) protocol.ToolResult {
+func bashResult(res sandbox.Result, timeout time.Duration, ceiling int, sb *sandbox.Sandbox) protocol.ToolResult {
+	info := sb.Info().Map()
+	if res.Limit != "" {
+		info["limit"] = res.Limit
+	}
 	data := map[string]any{
 		"exitCode": res.ExitCode, "stdout": res.Stdout, "stderr": res.Stderr,
-		"timedOut": res.TimedOut, "truncated": res.Truncated, "_sandbox": info.Map(),
+		"timedOut": res.TimedOut, "truncated": res.Truncated, "_sandbox": info,
 	}
 	var r protocol.ToolResult
 	switch {
+	case res.Limit != "" && !res.Cancelled:
+		r = Followup("%s", limitMessage(res, sb.Policy().Limits))
 	case res.TimedOut:
 		r = Followup("command timed out after %d ms; its process group was killed and the output captured so far is in data; "+
 			"make it finish sooner or pass a larger timeout_ms (at most %d)", timeout.Milliseconds(), ceiling)
@@ -132,4 +141,19 @@ func bashResult(res sandbox.Result, timeout time.Duration, ceiling int, info san
 	}
 	r.Data = data
 	return r
+}
+
+// limitMessage names the per-call limit a command hit and its variable
+// (a limit hit usually explains a timeout that follows it).
+func limitMessage(res sandbox.Result, lim sandbox.Limits) string {
+	msg := fmt.Sprintf("command hit the sandbox's limit of %d processes (STEERABLE_SANDBOX_MAX_PROCS): forks were refused (exit code %d); "+
+		"start fewer processes at once or ask the user to raise the limit", lim.MaxProcs, res.ExitCode)
+	if res.Limit == "memory" {
+		msg = fmt.Sprintf("command hit the sandbox's memory limit of %d MB (STEERABLE_SANDBOX_MAX_MEMORY_MB) and was killed (exit code %d); "+
+			"use less memory (smaller inputs, streaming) or ask the user to raise the limit", lim.MaxMemoryBytes>>20, res.ExitCode)
+	}
+	if res.TimedOut {
+		msg += "; it then ran into its timeout and was killed"
+	}
+	return msg
 }

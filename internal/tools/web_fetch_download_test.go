@@ -27,7 +27,9 @@ func (brokenBackend) Available() error { return errors.New("absent for the test"
 func (brokenBackend) Enforcement(sandbox.Policy) sandbox.Enforcement {
 	return sandbox.EnforcementFull
 }
-func (brokenBackend) Wrap(c sandbox.Cmd, _ sandbox.Policy) (sandbox.Cmd, error) { return c, nil }
+func (brokenBackend) Prepare(c sandbox.Cmd, _ sandbox.Policy) (sandbox.Launch, error) {
+	return sandbox.Launch{Cmd: c}, nil
+}
 
 // testSandbox opens a sandbox: choice "none" (network reachable), "broken"
 // (required and unavailable), or "confined" (the first working backend,

@@ -1,0 +1,221 @@
+package sandbox
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+)
+
+func TestParsePathList(t *testing.T) {
+	tests := []struct {
+		in       string
+		paths    []string
+		problems int
+	}{
+		{"", nil, 0},
+		{"/a:/b/../c: ~/.x :", []string{"/a", "/c", "~/.x"}, 0},
+		{"~:~/:~/a/../../b", []string{"~/", "~/", "~/b"}, 0},
+		{"rel:./x:/ok:~user/x", []string{"/ok"}, 3},
+		{"/a\x00b", nil, 1},
+	}
+	for _, tt := range tests {
+		paths, problems := ParsePathList(tt.in)
+		if diff := cmp.Diff(tt.paths, paths); diff != "" || len(problems) != tt.problems {
+			t.Errorf("ParsePathList(%q): problems %q, paths (-want +got):\n%s", tt.in, problems, diff)
+		}
+	}
+}
+
+// FuzzParsePathList: the list comes from the environment; whatever it
+// holds, every path returned is absolute or under ~/, clean, and free of
+// NUL, and never escapes home through "..".
+func FuzzParsePathList(f *testing.F) {
+	for _, s := range []string{"", "/a:/b", "~/.ssh:~/../x", "rel::~", "/\x00", strings.Repeat("/a/..:", 100)} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, list string) {
+		paths, _ := ParsePathList(list)
+		for _, p := range paths {
+			rest, home := strings.CutPrefix(p, "~")
+			if !home {
+				rest = p
+			}
+			if !filepath.IsAbs(rest) || filepath.Clean(rest) != rest && rest != "/" || strings.ContainsRune(p, 0) || strings.Contains(rest, "/../") {
+				t.Fatalf("ParsePathList(%q) returned %q", list, p)
+			}
+			if got, ok := expandHome(p, "/home/u"); ok && !strings.HasPrefix(p, "/") && !strings.HasPrefix(got, "/home/u") {
+				t.Fatalf("%q expands outside home: %q", p, got)
+			}
+		}
+	})
+}
+
+// plantHome makes a temporary HOME with credential stores in it, outside
+// /tmp (which bwrap replaces with a private tmpfs).
+func plantHome(t *testing.T) string {
+	home := varTempDir(t)
+	for path, body := range map[string]string{
+		".ssh/id_test":         "ssh-secret",
+		".aws/credentials":     "aws-secret",
+		".netrc":               "netrc-secret",
+		".config/gh/hosts.yml": "gh-secret",
+		".config/editor/prefs": "not a secret",
+		"notes.txt":            "not a secret",
+		".npmrc":               "npm-secret",
+	} {
+		p := filepath.Join(home, path)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return home
+}
+
+func TestResolveDenyList(t *testing.T) {
+	home := plantHome(t)
+	ws := filepath.Join(home, "ws")
+	os.Mkdir(ws, 0o755)
+	tests := []struct {
+		name    string
+		opts    DenyOptions
+		roots   []string
+		present []string
+		note    string
+	}{
+		{"defaults", DenyOptions{Home: home}, []string{ws},
+			[]string{home + "/.ssh", home + "/.aws", home + "/.netrc", home + "/.npmrc", home + "/.config/gh"}, ""},
+		{"a default lifted", DenyOptions{Home: home, Allow: []string{"~/.npmrc"}}, []string{ws},
+			[]string{home + "/.ssh", home + "/.aws", home + "/.netrc", home + "/.config/gh"}, ""},
+		{"an extra that does not exist", DenyOptions{Home: home, Extra: []string{"/nonexistent/secret"}}, []string{ws},
+			[]string{home + "/.ssh", home + "/.aws", home + "/.netrc", home + "/.npmrc", home + "/.config/gh"}, "/nonexistent/secret does not exist"},
+		{"HOME is the workspace", DenyOptions{Home: home}, []string{home}, nil, "is inside a writable root (the workspace is never masked)"},
+		{"the workspace inside ~/.ssh", DenyOptions{Home: home}, []string{home + "/.ssh/ws"},
+			[]string{home + "/.ssh", home + "/.aws", home + "/.netrc", home + "/.npmrc", home + "/.config/gh"}, "the workspace is inside denied " + home + "/.ssh"},
+		{"no HOME", DenyOptions{}, []string{ws}, nil, "HOME is unset"},
+	}
+	for _, tt := range tests {
+		d := resolveDenyList(tt.opts, tt.roots)
+		less := func(a, b string) bool { return a < b }
+		if diff := cmp.Diff(tt.present, d.present, cmpopts.SortSlices(less)); diff != "" {
+			t.Errorf("%s: present (-want +got):\n%s", tt.name, diff)
+		}
+		if tt.note != "" && !strings.Contains(strings.Join(d.notes, "\n"), tt.note) {
+			t.Errorf("%s: notes %q lack %q", tt.name, d.notes, tt.note)
+		}
+	}
+}
+
+// The attack: a command prints the user's keys into the model's context.
+// Under every confining backend the planted credential stores are
+// unreadable, while the workspace, the rest of HOME and /usr stay readable
+// — also when the workspace sits inside a denied directory.
+func TestCredentialStoresAreUnreadable(t *testing.T) {
+	for _, name := range confining {
+		t.Run(name, func(t *testing.T) {
+			home := plantHome(t)
+			s := openWith(t, name, Options{Deny: DenyOptions{Home: home}})
+			for _, secret := range []string{".ssh/id_test", ".aws/credentials", ".netrc", ".config/gh/hosts.yml", ".npmrc"} {
+				res := run(t, s, `cat "`+filepath.Join(home, secret)+`"`, RunOptions{})
+				if res.ExitCode == 0 || strings.Contains(res.Stdout, "secret") {
+					t.Errorf("%s readable: %+v", secret, res)
+				}
+			}
+			res := run(t, s, `cat "`+home+`/notes.txt" "`+home+`/.config/editor/prefs" && head -c 4 /usr/bin/env >/dev/null && echo ws > w && cat w && ls "`+home+`" >/dev/null`, RunOptions{})
+			if res.ExitCode != 0 || !strings.HasSuffix(res.Stdout, "ws\n") {
+				t.Errorf("what is not denied became unreadable: %+v", res)
+			}
+			if got := s.Info().DenyRead; len(got) != 5 {
+				t.Errorf("Info().DenyRead = %q, want the 5 planted stores", got)
+			}
+		})
+	}
+}
+
+func TestWorkspaceInsideADeniedDirectoryStaysReachable(t *testing.T) {
+	for _, name := range confining {
+		t.Run(name, func(t *testing.T) {
+			home := plantHome(t)
+			ws := filepath.Join(home, ".ssh", "project")
+			os.Mkdir(ws, 0o755)
+			os.WriteFile(filepath.Join(ws, "main.go"), []byte("package main"), 0o644)
+			s := openWith(t, name, Options{Workspace: ws, Deny: DenyOptions{Home: home}})
+			if res := run(t, s, `cat main.go && echo new > new.txt && cat new.txt`, RunOptions{}); res.ExitCode != 0 || res.Stdout != "package mainnew\n" {
+				t.Errorf("the workspace inside ~/.ssh is not reachable: %+v", res)
+			}
+			if res := run(t, s, `cat "`+home+`/.ssh/id_test"`, RunOptions{}); res.ExitCode == 0 {
+				t.Errorf("the rest of ~/.ssh is readable: %+v", res)
+			}
+			if !strings.Contains(s.Summary(), "the workspace is inside denied") {
+				t.Errorf("the summary does not say so: %s", s.Summary())
+			}
+		})
+	}
+}
+
+// Landlock's allowlist is enumerated once; a file created later in an
+// enumerated directory becomes readable, and a credential store created
+// later is denied, once the ruleset is rebuilt on the next call.
+func TestLandlockAllowlistFollowsNewEntries(t *testing.T) {
+	home := plantHome(t)
+	s := openWith(t, "landlock", Options{Deny: DenyOptions{Home: home}})
+	run(t, s, `true`, RunOptions{})
+	os.WriteFile(filepath.Join(home, "later.txt"), []byte("later"), 0o644)
+	os.MkdirAll(filepath.Join(home, ".kube"), 0o755)
+	os.WriteFile(filepath.Join(home, ".kube", "config"), []byte("kube-secret"), 0o600)
+	if res := run(t, s, `cat "`+home+`/later.txt"`, RunOptions{}); res.Stdout != "later" {
+		t.Errorf("a file created after boot is unreadable: %+v", res)
+	}
+	if res := run(t, s, `cat "`+home+`/.kube/config"`, RunOptions{}); res.ExitCode == 0 {
+		t.Errorf("a credential store created after boot is readable: %+v", res)
+	}
+}
+
+func TestReadAllowlist(t *testing.T) {
+	home := plantHome(t)
+	os.Symlink(filepath.Join(home, ".ssh"), filepath.Join(home, "ssh-link"))
+	os.Symlink(filepath.Join(home, "notes.txt"), filepath.Join(home, "notes-link"))
+	dirs, files, watched := readAllowlist([]string{home + "/.ssh", home + "/.netrc"})
+	for _, want := range []string{home + "/.aws", home + "/.config"} {
+		if !contains(dirs, want) {
+			t.Errorf("dirs lack %s", want)
+		}
+	}
+	for _, want := range []string{home + "/notes.txt", home + "/notes-link"} {
+		if !contains(files, want) {
+			t.Errorf("files lack %s", want)
+		}
+	}
+	for _, not := range []string{home + "/.ssh", home + "/.netrc", home + "/ssh-link", home, "/"} {
+		if contains(dirs, not) || contains(files, not) {
+			t.Errorf("%s is granted", not)
+		}
+	}
+	if _, ok := watched[home]; !ok {
+		t.Errorf("the home directory is not watched: %v", watched)
+	}
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// varTempDir is a temp dir under /var/tmp: visible inside bwrap.
+func varTempDir(t *testing.T) string {
+	d, err := os.MkdirTemp("/var/tmp", "steerable-test-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(d) })
+	real, _ := filepath.EvalSymlinks(d)
+	return real
+}

@@ -1,0 +1,352 @@
+package sandbox
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+)
+
+// launchMode is how the launcher isolates and sets up a child on Linux.
+type launchMode struct {
+	// pidns: the child is the init of a fresh PID namespace.
+	pidns bool
+	// userns: the namespace is created inside a fresh user namespace (the
+	// sidecar is not root, so it has no CAP_SYS_ADMIN of its own); the
+	// child keeps its uid and gid through a one-line mapping.
+	userns bool
+	// stop: the child stops at its execve (PTRACE_TRACEME) until the
+	// launcher has joined it to its cgroups, set its rlimits and, with
+	// userns, written its id mappings — so the command never runs a single
+	// instruction outside its limits — then detaches.
+	stop bool
+	// subreaper: the sidecar is a child subreaper and kills the escapees
+	// of a child when it ends (only without pidns).
+	subreaper bool
+}
+
+// candidateModes are the modes tried at Open, strongest first. A root
+// sidecar creates PID namespaces with its own CAP_SYS_ADMIN; where that is
+// taken away (a container), a user namespace may still be allowed.
+func candidateModes() []launchMode {
+	if os.Geteuid() != 0 {
+		return []launchMode{
+			{pidns: true, userns: true, stop: true},
+			{pidns: true, userns: true},
+			{stop: true, subreaper: true},
+			{subreaper: true},
+		}
+	}
+	return []launchMode{
+		{pidns: true, stop: true},
+		{pidns: true, userns: true, stop: true},
+		{pidns: true},
+		{stop: true, subreaper: true},
+		{subreaper: true},
+	}
+}
+
+func (m launchMode) lifetime(cg *cgroups) Lifetime {
+	switch {
+	case m.pidns:
+		return LifetimePIDNamespace
+	case cg != nil:
+		return LifetimeCgroup
+	case m.subreaper:
+		return LifetimeSubreaper
+	}
+	return LifetimeGroup
+}
+
+func (m launchMode) userNS() bool { return m.userns }
+
+func (m launchMode) String() string {
+	var parts []string
+	if m.pidns {
+		parts = append(parts, "pid namespace")
+	}
+	if m.userns {
+		parts = append(parts, "user namespace")
+	}
+	if m.stop {
+		parts = append(parts, "set up at exec")
+	}
+	if m.subreaper {
+		parts = append(parts, "subreaper")
+	}
+	return strings.Join(parts, ", ")
+}
+
+// sysProcAttr starts the child as the leader of a new session — so of its
+// own process group, which is what the sidecar signals, and with no
+// controlling terminal unless the caller gave it one — with the
+// parent-death signal, in the mode's namespaces. confined: the starting
+// thread is confined (Landlock's thread mode), so it cannot write the
+// child's id mappings in /proc; only the stop mode can then use a user
+// namespace (the mappings are written by another thread).
+func (m launchMode) sysProcAttr(tty, confined bool) (*syscall.SysProcAttr, error) {
+	a := &syscall.SysProcAttr{Setsid: true, Setctty: tty, Ctty: 0, Pdeathsig: syscall.SIGKILL, Ptrace: m.stop}
+	if m.pidns {
+		a.Cloneflags = syscall.CLONE_NEWPID
+	}
+	if m.userns {
+		if confined && !m.stop {
+			return nil, errors.New("a confined thread cannot map a user namespace without the stop at exec")
+		}
+		a.Cloneflags |= syscall.CLONE_NEWUSER
+		if !m.stop {
+			a.UidMappings = []syscall.SysProcIDMap{{ContainerID: os.Getuid(), HostID: os.Getuid(), Size: 1}}
+			a.GidMappings = []syscall.SysProcIDMap{{ContainerID: os.Getgid(), HostID: os.Getgid(), Size: 1}}
+		}
+	}
+	return a, nil
+}
+
+// start starts la with the caller's io under lim. The child is started
+// from an OS thread of its own that stays locked and alive until the child
+// has been reaped: PR_SET_PDEATHSIG fires when the thread that forked the
+// child exits, not the process, and Go retires a locked thread when its
+// goroutine returns. That thread also carries Launch.Confine (Landlock's
+// thread mode), which is why it is never unlocked: it dies with the
+// goroutine instead of running other goroutines confined.
+func (l *launcher) start(la Launch, io childIO, lim Limits) (*Process, error) {
+	cmd := la.command(io)
+	attr, err := l.mode.sysProcAttr(io.TTY != nil, la.Confine != nil)
+	if err != nil {
+		return nil, err
+	}
+	cmd.SysProcAttr = attr
+	call := l.nextCall()
+	cg, err := l.cgroups.forCall(call, lim)
+	if err != nil {
+		return nil, err
+	}
+	p := &Process{cmd: cmd, done: make(chan struct{}), nsInit: l.mode.pidns}
+	if l.mode.subreaper {
+		p.marker = l.owner + "." + strconv.FormatUint(call, 10)
+		cmd.Env = append(slices.Clip(cmd.Env), escapeeMarker+"="+p.marker)
+	}
+	started := make(chan error, 1)
+	go l.hold(p, la.Confine, cg, lim, started)
+	err = <-started
+	closeAll(la.Files)
+	if err != nil {
+		cg.remove()
+		return nil, err
+	}
+	return p, nil
+}
+
+func (l *launcher) nextCall() uint64 {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.lastCall++
+	return l.lastCall
+}
+
+// hold is the child's OS thread: confine, start, set up, then wait until
+// the child is reaped.
+func (l *launcher) hold(p *Process, confine func() error, cg *callCgroup, lim Limits, started chan<- error) {
+	runtime.LockOSThread() // never unlocked (see start)
+	if confine != nil {
+		if err := confine(); err != nil {
+			started <- fmt.Errorf("confining the command: %w", err)
+			return
+		}
+	}
+	if err := p.cmd.Start(); err != nil {
+		started <- err
+		return
+	}
+	pid := p.cmd.Process.Pid
+	var err error
+	if l.mode.stop {
+		err = l.setUpStopped(pid, cg, lim)
+	} else {
+		err = l.setUp(pid, cg, lim) // racing the child: the best this mode can do
+	}
+	if err != nil {
+		syscall.Kill(pid, syscall.SIGKILL)
+		p.cmd.Wait()
+		started <- err
+		return
+	}
+	l.track(p)
+	go l.reap(p, cg)
+	started <- nil
+	<-p.done
+}
+
+// setUpStopped waits for the child's stop at execve, sets it up from
+// another (unconfined) thread, and detaches from it on this one (ptrace
+// requests come from the tracing thread).
+func (l *launcher) setUpStopped(pid int, cg *callCgroup, lim Limits) error {
+	if err := waitExecStop(pid); err != nil {
+		return err
+	}
+	done := make(chan error, 1)
+	go func() { done <- l.setUp(pid, cg, lim) }()
+	err := <-done
+	if derr := unix.PtraceDetach(pid); derr != nil && err == nil {
+		err = fmt.Errorf("detaching from the command: %w", derr)
+	}
+	return err
+}
+
+// waitExecStop waits for the SIGTRAP stop that PTRACE_TRACEME causes at
+// execve, without consuming a report (WNOWAIT): if the child died first,
+// exec's own Wait reaps it.
+func waitExecStop(pid int) error {
+	var info unix.Siginfo
+	for {
+		err := unix.Waitid(unix.P_PID, pid, &info, unix.WSTOPPED|unix.WEXITED|unix.WNOWAIT|unix.WALL, nil)
+		if errors.Is(err, unix.EINTR) {
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("waiting for the command to start: %w", err)
+		}
+		break
+	}
+	if code := siginfoCode(&info); code != cldTrapped {
+		return errors.New("the command ended before it started")
+	}
+	return nil
+}
+
+// cldTrapped is si_code CLD_TRAPPED: a traced child stopped.
+const cldTrapped = 4
+
+func siginfoCode(info *unix.Siginfo) int32 { return info.Code }
+
+// setUp applies what must hold before the command runs: the id mappings of
+// its user namespace, its cgroups, and the rlimits that stand in for
+// missing cgroup controllers.
+func (l *launcher) setUp(pid int, cg *callCgroup, lim Limits) error {
+	if l.mode.userns && l.mode.stop {
+		if err := writeIDMaps(pid); err != nil {
+			return fmt.Errorf("mapping the command's user namespace: %w", err)
+		}
+	}
+	if err := cg.join(pid); err != nil {
+		return fmt.Errorf("moving the command into its cgroup: %w", err)
+	}
+	return l.setRlimits(pid, cg, lim)
+}
+
+// writeIDMaps maps the child's uid and gid to the sidecar's own, one line
+// each (what an unprivileged process may write for its own child; root's
+// maps 0 to 0).
+func writeIDMaps(pid int) error {
+	dir := "/proc/" + strconv.Itoa(pid) + "/"
+	for _, w := range []struct{ file, data string }{
+		{"setgroups", "deny"},
+		{"gid_map", fmt.Sprintf("%d %d 1\n", os.Getgid(), os.Getgid())},
+		{"uid_map", fmt.Sprintf("%d %d 1\n", os.Getuid(), os.Getuid())},
+	} {
+		if err := os.WriteFile(dir+w.file, []byte(w.data), 0); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// setRlimits sets the limits no cgroup controller enforces: RLIMIT_NPROC
+// counts the uid's processes in the child's own user namespace (so only
+// the call's), and RLIMIT_AS is the memory fallback of last resort.
+func (l *launcher) setRlimits(pid int, cg *callCgroup, lim Limits) error {
+	if lim.MaxProcs > 0 && !cg.has(ctlPids) && l.mode.userns && os.Geteuid() != 0 {
+		n := uint64(lim.MaxProcs)
+		if err := unix.Prlimit(pid, unix.RLIMIT_NPROC, &unix.Rlimit{Cur: n, Max: n}, nil); err != nil {
+			return fmt.Errorf("RLIMIT_NPROC: %w", err)
+		}
+	}
+	if lim.MaxMemoryBytes > 0 && !cg.has(ctlMemory) {
+		n := uint64(lim.MaxMemoryBytes)
+		if err := unix.Prlimit(pid, unix.RLIMIT_AS, &unix.Rlimit{Cur: n, Max: n}, nil); err != nil {
+			return fmt.Errorf("RLIMIT_AS: %w", err)
+		}
+	}
+	return nil
+}
+
+// reap waits for the leader, kills what it left behind (a cgroup's
+// processes, a subreaper's escapees; a PID namespace needs nothing), and
+// records how it ended.
+func (l *launcher) reap(p *Process, cg *callCgroup) {
+	p.err = p.cmd.Wait()
+	p.exit = exitOf(p.cmd.ProcessState)
+	p.exit.Limit = cg.limitHit()
+	cg.killAll()
+	cg.remove()
+	if l.mode.subreaper {
+		killEscapees(func(m string) bool { return m == p.marker }, l.liveSet())
+	}
+	l.forget(p)
+	close(p.done)
+}
+
+func (l *launcher) liveSet() map[int]bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	pids := map[int]bool{}
+	for p := range l.live {
+		pids[p.Pid()] = true
+	}
+	return pids
+}
+
+// handlesSignal reports whether pid has a handler for sig (SigCgt in
+// /proc/PID/status). Unknown counts as handled, so the caller waits.
+func handlesSignal(pid int, sig syscall.Signal) bool {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
+	if err != nil {
+		return true
+	}
+	_, rest, ok := bytes.Cut(b, []byte("\nSigCgt:\t"))
+	if !ok {
+		return true
+	}
+	line, _, _ := bytes.Cut(rest, []byte("\n"))
+	mask, err := strconv.ParseUint(string(line), 16, 64)
+	return err != nil || mask&(1<<(uint(sig)-1)) != 0
+}
+
+// probeMode proves that m works here by starting /bin/true with it.
+func (l *launcher) probeMode(m launchMode) error {
+	saved := l.mode
+	l.mode = m
+	defer func() { l.mode = saved }()
+	if m.subreaper {
+		if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); err != nil {
+			return fmt.Errorf("PR_SET_CHILD_SUBREAPER: %w", err)
+		}
+	}
+	truePath, err := exec.LookPath("true")
+	if err != nil {
+		truePath = "/bin/true"
+	}
+	p, err := l.start(Launch{Cmd: Cmd{Path: truePath, Args: []string{"true"}, Dir: "/"}}, childIO{}, Limits{})
+	if err != nil {
+		return err
+	}
+	if exit, _ := p.Wait(); exit.Code != 0 {
+		return fmt.Errorf("true exited %d", exit.Code)
+	}
+	return nil
+}
+
+// killOrphans kills every escapee of the session (Close).
+func (l *launcher) killOrphans() {
+	if l.mode.subreaper {
+		killEscapees(func(m string) bool { return strings.HasPrefix(m, l.owner+".") }, l.liveSet())
+	}
+}

@@ -1,0 +1,68 @@
+//go:build !linux
+
+package sandbox
+
+import (
+	"errors"
+	"syscall"
+)
+
+// Outside Linux there are no PID namespaces, parent-death signals, cgroups
+// or subreapers: a child is the leader of its own session, and only its
+// process group is killed (LifetimeGroup). A SIGKILLed sidecar leaves its
+// children running; the portability work owns the rest.
+
+type launchMode struct{}
+
+func candidateModes() []launchMode { return []launchMode{{}} }
+
+func (launchMode) lifetime(*cgroups) Lifetime { return LifetimeGroup }
+
+func (launchMode) String() string { return "process group" }
+
+func (launchMode) userNS() bool { return false }
+
+type cgroups struct{}
+
+func openCgroups(string) (*cgroups, error) { return nil, errors.New("cgroups exist only on Linux") }
+
+func (*cgroups) has(controller) bool { return false }
+
+func (*cgroups) name() string { return "" }
+
+func (*cgroups) close() {}
+
+type controller string
+
+const (
+	ctlMemory controller = "memory"
+	ctlPids   controller = "pids"
+)
+
+func (l *launcher) start(la Launch, io childIO, _ Limits) (*Process, error) {
+	cmd := la.command(io)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: io.TTY != nil}
+	if la.Confine != nil {
+		return nil, errors.New("thread confinement exists only on Linux")
+	}
+	err := cmd.Start()
+	closeAll(la.Files)
+	if err != nil {
+		return nil, err
+	}
+	p := &Process{cmd: cmd, done: make(chan struct{})}
+	l.track(p)
+	go func() {
+		p.err = cmd.Wait()
+		p.exit = exitOf(cmd.ProcessState)
+		l.forget(p)
+		close(p.done)
+	}()
+	return p, nil
+}
+
+func (l *launcher) probeMode(launchMode) error { return nil }
+
+func (l *launcher) killOrphans() {}
+
+func handlesSignal(int, syscall.Signal) bool { return true }

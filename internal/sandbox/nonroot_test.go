@@ -1,0 +1,135 @@
+//go:build linux
+
+package sandbox
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// nobody is the unprivileged uid the non-root checks run as.
+const nobody = 65534
+
+// A desktop sidecar is not root: its PID namespace needs a user namespace
+// of its own (mapped while the child is stopped at exec, since the
+// thread-scoped Landlock thread cannot write /proc), and RLIMIT_NPROC in
+// that namespace stands in for a pids cgroup. When the tests run as root
+// (as in CI), this re-runs the checks as uid 65534 in a copy of the test
+// binary.
+func TestUnprivilegedSidecar(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("runs as root, to play an unprivileged sidecar as uid 65534; this user's own runs of the other tests cover it")
+	}
+	dir := varTempDir(t)
+	os.Chmod(dir, 0o755)
+	bin := filepath.Join(dir, "sandbox.test")
+	copyFile(t, mustExecutable(t), bin)
+	work := filepath.Join(dir, "work")
+	os.Mkdir(work, 0o755)
+	os.Chown(work, nobody, nobody)
+	for _, name := range confining {
+		t.Run(name, func(t *testing.T) {
+			cmd := exec.Command(bin, "nonroot-check", name, work)
+			cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: nobody, Gid: nobody}}
+			cmd.Env = []string{"PATH=" + os.Getenv("PATH")}
+			out, err := cmd.CombinedOutput()
+			sc := bufio.NewScanner(strings.NewReader(string(out)))
+			passed := 0
+			for sc.Scan() {
+				switch line := sc.Text(); {
+				case strings.HasPrefix(line, "ok "):
+					passed++
+				case strings.HasPrefix(line, "SKIP "):
+					t.Skip(line)
+				default:
+					t.Error(line)
+				}
+			}
+			if err != nil || passed == 0 {
+				t.Errorf("nonroot-check %s: %v, %d checks passed", name, err, passed)
+			}
+		})
+	}
+}
+
+// nonrootCheck runs as uid 65534 and prints one line per check.
+func nonrootCheck(name, work string) int {
+	ws, _ := os.MkdirTemp(work, "ws-")
+	home, _ := os.MkdirTemp(work, "home-")
+	os.MkdirAll(filepath.Join(home, ".ssh"), 0o700)
+	os.WriteFile(filepath.Join(home, ".ssh", "id_test"), []byte("ssh-secret"), 0o600)
+	outside, _ := os.MkdirTemp(work, "outside-")
+	defer os.RemoveAll(ws)
+	defer os.RemoveAll(home)
+	defer os.RemoveAll(outside)
+	s, err := Open(context.Background(), Options{Choice: name, Workspace: ws, TempParent: work, Self: OpenSelf("sandbox.test"),
+		Environ: []string{"PATH=" + os.Getenv("PATH")}, Deny: DenyOptions{Home: home},
+		Limits: Limits{MaxProcs: 32, MaxMemoryBytes: 512 << 20}})
+	if err != nil {
+		fmt.Println("FAIL open:", err)
+		return 1
+	}
+	defer s.Close()
+	if s.Info().Backend != name {
+		if name == "bwrap" && strings.Contains(s.Summary(), "bwrap: ") {
+			fmt.Println("SKIP unprivileged bwrap does not work here:", s.Summary())
+			return 0
+		}
+		fmt.Println("FAIL backend:", s.Summary())
+		return 1
+	}
+	check := func(what string, ok bool, detail any) {
+		if ok {
+			fmt.Println("ok", what)
+		} else {
+			fmt.Printf("FAIL %s: %v\n", what, detail)
+		}
+	}
+	check("lifetime", s.Lifetime() == LifetimePIDNamespace && s.launcher.mode.userns && s.launcher.mode.stop, s.Summary())
+	check("summary names RLIMIT_NPROC", strings.Contains(s.Summary(), "32 processes (RLIMIT_NPROC in the call's user namespace)"), s.Summary())
+	script := `id -u; ulimit -u; ulimit -v; echo in > in.txt; echo pwned > ` + outside + `/escape; cat ` + home + `/.ssh/id_test; ` +
+		`setsid bash -c 'exec -a nonroot-escapee-` + name + ` sleep 600' & sleep 0.2`
+	res, err := s.Run(context.Background(), Command{Argv: []string{"bash", "-c", script}, Dir: ws}, RunOptions{MaxOutput: 1 << 16, Timeout: 10 * time.Second})
+	if err != nil {
+		fmt.Println("FAIL run:", err)
+		return 1
+	}
+	lines := strings.Split(res.Stdout, "\n")
+	check("uid kept in the namespace", len(lines) > 0 && lines[0] == fmt.Sprint(nobody), res)
+	check("RLIMIT_NPROC", len(lines) > 1 && lines[1] == "32", res)
+	check("RLIMIT_AS", len(lines) > 2 && lines[2] == fmt.Sprint(512<<10), res)
+	_, inErr := os.Stat(filepath.Join(ws, "in.txt"))
+	check("write inside", inErr == nil, inErr)
+	_, outErr := os.Stat(filepath.Join(outside, "escape"))
+	check("write outside refused", outErr != nil, "escaped")
+	check("deny-read", !strings.Contains(res.Stdout, "ssh-secret"), res.Stdout)
+	gone := false
+	for range 100 {
+		if gone = len(markedOthers("nonroot-escapee-"+name)) == 0; gone {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	check("setsid escapee gone", gone, "still running")
+	return 0
+}
+
+func markedOthers(marker string) []string {
+	var found []string
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		b, err := os.ReadFile("/proc/" + e.Name() + "/cmdline")
+		if err == nil && strings.HasPrefix(string(b), marker) {
+			found = append(found, e.Name())
+		}
+	}
+	return found
+}

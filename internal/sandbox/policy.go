@@ -1,0 +1,111 @@
+package sandbox
+
+import (
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// Policy is what a confined child may do. The zero value allows writing
+// nowhere, reading everything, no network and no limits. A Sandbox holds
+// the session's policy (Sandbox.Policy); a Command may carry its own,
+// usually derived from the session's (With*), for one child.
+type Policy struct {
+	// WritableRoots are absolute directories the child may write below
+	// (the workspace and the session temp dir). Everything else is
+	// read-only, except the null-style devices.
+	WritableRoots []string
+	// Network lets the child open IP sockets.
+	Network bool
+	// UnixSockets lets the child create AF_UNIX sockets (socket(2)) with
+	// the network off. socketpair(2) is always allowed.
+	UnixSockets bool
+	// DenyRead are absolute, resolved paths (directories or files) whose
+	// contents the child cannot read. A path inside a writable root is
+	// never denied: the workspace is never masked.
+	DenyRead []string
+	// Limits bound the resources of one child and everything it starts.
+	Limits Limits
+}
+
+// Limits bound one call (SPEC §4.2 "per-call limits"). Zero means no
+// limit.
+type Limits struct {
+	MaxProcs       int   // processes and threads alive at once
+	MaxMemoryBytes int64 // resident memory of the whole tree
+}
+
+// WithWritable returns p with dirs added to the writable roots (a
+// plugin's own data directory, run_code's per-call temp dir).
+func (p Policy) WithWritable(dirs ...string) Policy {
+	p.WritableRoots = append(slices.Clone(p.WritableRoots), dirs...)
+	return p.normalized()
+}
+
+// WithNetwork returns p with the network on or off.
+func (p Policy) WithNetwork(on bool) Policy {
+	p.Network = on
+	return p
+}
+
+// normalized returns the policy with its roots cleaned, deduplicated and
+// sorted by length, so nested roots are bound after their parents, and its
+// deny list cleaned and stripped of every path inside a writable root.
+func (p Policy) normalized() Policy {
+	roots := cleanSorted(p.WritableRoots)
+	slices.SortStableFunc(roots, func(a, b string) int { return len(a) - len(b) })
+	var deny []string
+	for _, d := range cleanSorted(p.DenyRead) {
+		if !within(roots, d) {
+			deny = append(deny, d)
+		}
+	}
+	return Policy{WritableRoots: roots, Network: p.Network, UnixSockets: p.UnixSockets, DenyRead: deny, Limits: p.Limits}
+}
+
+// socketsDenied says whether the seccomp filter refuses socket(2): always
+// with the network off, AF_UNIX included unless UnixSockets.
+func (p Policy) socketsDenied() bool { return !p.Network }
+
+// key identifies the parts of p that shape a Landlock ruleset.
+func (p Policy) key() string {
+	return fmt.Sprintf("%q|%q|%v|%v", p.WritableRoots, p.DenyRead, p.Network, p.UnixSockets)
+}
+
+func cleanSorted(paths []string) []string {
+	out := make([]string, 0, len(paths))
+	for _, r := range paths {
+		out = append(out, filepath.Clean(r))
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// within reports whether path is one of roots or below one. Both sides are
+// taken as given (the caller resolves symlinks).
+func within(roots []string, path string) bool {
+	for _, r := range roots {
+		if r == path || r == "/" || strings.HasPrefix(path, r+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+// Enforcement says how much of a Policy a backend enforces on the running
+// system (data._sandbox.enforcement).
+type Enforcement string
+
+// The three levels. Full means every rule of the policy holds; partial
+// means some rule is not enforced by this kernel or platform; none means
+// the child runs with the sidecar's own rights.
+const (
+	EnforcementFull    Enforcement = "full"
+	EnforcementPartial Enforcement = "partial"
+	EnforcementNone    Enforcement = "none"
+)
+
+// writableDevices are the device files every child may write (SPEC §4.2:
+// "/dev/null-style devices"), and its own terminal.
+var writableDevices = []string{"/dev/null", "/dev/zero", "/dev/full", "/dev/tty"}

@@ -1,0 +1,8 @@
+//go:build !linux
+
+package sandbox
+
+// seccompSupported is false: seccomp is Linux's.
+const seccompSupported = false
+
+func socketFilterBytes(bool) []byte { return nil }

@@ -1,0 +1,105 @@
+package sandbox
+
+import (
+	"fmt"
+	"os"
+	"strings"
+)
+
+// Summary describes the selection for Health.checks.sandbox: the backend,
+// its enforcement and network; its mode; the lifetime guarantee and the
+// limits in force and what enforces each; what is denied; the
+// configuration notes; and why each candidate was passed over.
+func (s *Sandbox) Summary() string {
+	<-s.selected
+	parts := []string{fmt.Sprintf("backend %s, enforcement %s, network %s", s.info.Backend, s.info.Enforcement, onOff(s.info.Network))}
+	if m, ok := s.backend.(moder); ok {
+		parts = append(parts, "mode "+m.Mode())
+	}
+	parts = append(parts, "lifetime: "+s.lifetimeText(), "limits: "+s.limitsText())
+	if s.info.Enforcement != EnforcementNone {
+		parts = append(parts, s.denyText())
+	}
+	if s.opts.UnixSockets && !s.policy.Network {
+		parts = append(parts, "UNIX sockets allowed (STEERABLE_SANDBOX_UNIX_SOCKETS=1)")
+	}
+	parts = append(parts, s.opts.Notes...)
+	parts = append(parts, s.deny.notes...)
+	if s.stale > 0 {
+		parts = append(parts, fmt.Sprintf("removed %d session temp dirs of dead sidecars", s.stale))
+	}
+	if tried := attemptsText(s.attempts); tried != "" {
+		parts = append(parts, "not usable: "+tried)
+	}
+	return strings.Join(parts, "; ")
+}
+
+func attemptsText(as []Attempt) string {
+	var tried []string
+	for _, a := range as {
+		tried = append(tried, fmt.Sprintf("%s: %v", a.Backend, a.Err))
+	}
+	return strings.Join(tried, "; ")
+}
+
+func onOff(b bool) string {
+	if b {
+		return "on"
+	}
+	return "off"
+}
+
+// lifetimeText says which mechanism ends a call's whole tree, and when.
+func (s *Sandbox) lifetimeText() string {
+	lt := s.launcher.mode.lifetime(s.launcher.cgroups)
+	text := map[Lifetime]string{
+		LifetimePIDNamespace: "pid namespace (every process of a call dies with it: return, timeout, cancel, shutdown, and a SIGKILL of the sidecar)",
+		LifetimeCgroup:       "cgroup (every process of a call is killed when it ends; after a SIGKILL of the sidecar, at the next start)",
+		LifetimeSubreaper:    "subreaper (processes that leave a call's group are killed when it ends; a SIGKILLed sidecar leaves them running)",
+		LifetimeGroup:        "process group (only the call's group is killed; processes that call setsid survive it)",
+	}[lt]
+	if lt != LifetimePIDNamespace && s.backend.Name() == "bwrap" {
+		text = "bwrap's pid namespace (every process of a call dies with it; a sidecar SIGKILLed in the first milliseconds of a call can leave that call running), " + text
+	}
+	if len(s.modeErrs) > 0 && lt != LifetimePIDNamespace {
+		text += " [stronger modes failed: " + attemptsText(s.modeErrs) + "]"
+	}
+	return text
+}
+
+// limitsText says which limits hold and what enforces each.
+func (s *Sandbox) limitsText() string {
+	lim, cg := s.policy.Limits, s.launcher.cgroups
+	procs := "processes not limited (STEERABLE_SANDBOX_MAX_PROCS=0)"
+	switch {
+	case lim.MaxProcs == 0:
+	case cg.has(ctlPids):
+		procs = fmt.Sprintf("%d processes (%s pids)", lim.MaxProcs, cg.name())
+	case s.launcher.mode.userNS() && os.Geteuid() != 0:
+		procs = fmt.Sprintf("%d processes (RLIMIT_NPROC in the call's user namespace)", lim.MaxProcs)
+	case os.Geteuid() == 0:
+		procs = "processes not limited (root is exempt from RLIMIT_NPROC and no pids cgroup is writable)"
+	default:
+		procs = "processes not limited (no pids cgroup and no user namespace; RLIMIT_NPROC would count every process of the user)"
+	}
+	mem := "memory not limited (STEERABLE_SANDBOX_MAX_MEMORY_MB=0)"
+	switch {
+	case lim.MaxMemoryBytes == 0:
+	case cg.has(ctlMemory):
+		mem = fmt.Sprintf("%d MB memory (%s memory)", lim.MaxMemoryBytes>>20, cg.name())
+	default:
+		mem = fmt.Sprintf("%d MB address space (RLIMIT_AS: no memory cgroup is writable; programs that reserve address space up front, like Go, Node and the JVM, may fail)", lim.MaxMemoryBytes>>20)
+	}
+	text := procs + ", " + mem
+	if s.cgroupErr != nil && (lim.MaxProcs > 0 || lim.MaxMemoryBytes > 0) {
+		text += " [no cgroup: " + s.cgroupErr.Error() + "]"
+	}
+	return text
+}
+
+func (s *Sandbox) denyText() string {
+	if len(s.deny.present) == 0 {
+		return fmt.Sprintf("deny-read: %d credential-store paths, none present", len(s.deny.paths))
+	}
+	return fmt.Sprintf("deny-read: %d credential-store paths, present: %s", len(s.deny.paths), strings.Join(s.deny.present, ", "))
+}
