@@ -118,13 +118,21 @@ type fixture struct {
 // and a manager with short timeouts.
 func newFixture(t testing.TB, backend string, tweak ...func(*Options)) *fixture {
 	t.Helper()
+	return newFixtureDenying(t, backend, nil, tweak...)
+}
+
+// newFixtureDenying is newFixture with a session deny list
+// (STEERABLE_SANDBOX_DENY_READ).
+func newFixtureDenying(t testing.TB, backend string, deny []string, tweak ...func(*Options)) *fixture {
+	t.Helper()
 	if backend == "" {
 		backend = "none"
 	}
 	ws := realDir(t)
 	self := sandbox.OpenSelf("plugins.test")
 	sb, err := sandbox.Open(context.Background(), sandbox.Options{Choice: backend, Workspace: ws, TempParent: realDir(t),
-		Environ: []string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME"), "GITHUB_TOKEN=ghp_secret", "LANG=C"}, Self: self})
+		Environ: []string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME"), "GITHUB_TOKEN=ghp_secret", "LANG=C"}, Self: self,
+		Deny: sandbox.DenyOptions{Extra: deny, Root: os.Geteuid() == 0}})
 	if err != nil {
 		t.Fatal(err)
 	}

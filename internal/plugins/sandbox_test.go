@@ -95,6 +95,36 @@ func sandboxCase(t *testing.T, backend string) {
 func TestSandboxBwrap(t *testing.T)    { sandboxCase(t, "bwrap") }
 func TestSandboxLandlock(t *testing.T) { sandboxCase(t, "landlock") }
 
+// The session's deny list holds for a plugin whose policy replaced the
+// writable roots and the network: a server cannot read a denied secret,
+// unless its manifest opted out of the sandbox.
+func TestSandboxDenyReadCarriesOver(t *testing.T) {
+	for _, backend := range []string{"bwrap", "landlock"} {
+		t.Run(backend, func(t *testing.T) {
+			secrets := realDir(t)
+			secret := filepath.Join(secrets, "token")
+			if err := os.WriteFile(secret, []byte("ghp_secret"), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			f := newFixtureDenying(t, backend, []string{secrets})
+			open := testServer(t, "open")
+			open.ToolPrefix, open.Sandbox = "open_", SandboxSpec{Network: true, Writable: []string{realDir(t)}}
+			free := testServer(t, "free")
+			free.ToolPrefix, free.Sandbox = "free_", SandboxSpec{None: true}
+			f.load(t, testServer(t, "shut"), open, free)
+			arg := fmt.Sprintf(`{"path":%q}`, secret)
+			for _, tool := range []string{"cat", "open_cat"} {
+				if res := f.call(t, tool, arg); res.Success || strings.Contains(res.Message, "ghp_secret") {
+					t.Errorf("%s read a denied file: %+v", tool, res)
+				}
+			}
+			if res := f.call(t, "free_cat", arg); !res.Success || res.Message != "ghp_secret" {
+				t.Errorf("the opted-out plugin could not read the file: %+v", res)
+			}
+		})
+	}
+}
+
 func TestSandboxNoneOptOutIsReported(t *testing.T) {
 	f := newFixture(t, "bwrap")
 	s := testServer(t, "free")

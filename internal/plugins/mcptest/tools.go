@@ -151,6 +151,14 @@ func addWorldTools(add adder) {
 		}
 		return text("wrote " + a.Path), nil
 	})
+	add("cat", "Return the content of the file at path.", ro, schema("path:string"), func(_ context.Context, r *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		a, _ := args[struct{ Path string }](r)
+		b, err := os.ReadFile(a.Path)
+		if err != nil {
+			return failed("read refused: %v", err), nil
+		}
+		return text(string(b)), nil
+	})
 	add("connect", "Open a TCP connection to addr.", nil, schema("addr:string"), func(_ context.Context, r *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		a, _ := args[struct{ Addr string }](r)
 		c, err := net.DialTimeout("tcp", a.Addr, 2*time.Second)
