@@ -24,14 +24,18 @@ const (
 
 // stderrLog drains a server's stderr: each line goes to the sidecar's log
 // tagged with the plugin's name, and the last few KiB are kept for the
-// message of a failed start. Reading never waits for the logger: lines
+// message of a failed start. The server's MCP log messages
+// (notifications/message) join the same queue, from the SDK's goroutines,
+// so the queue is never closed: the reader's end of input is signalled on
+// eof instead. Reading never waits for the logger: lines
 // beyond the queue or the rate are counted and reported, so a chatty or
 // hostile server can neither block itself on a full pipe nor flood the log.
 type stderrLog struct {
 	log   zerolog.Logger
 	lines chan string
 	rate  *tokenBucket
-	done  chan struct{}
+	eof   chan struct{} // closed when stderr reached its end
+	done  chan struct{} // closed when the writer has logged what was queued
 
 	mu      sync.Mutex
 	tail    []byte
@@ -41,14 +45,14 @@ type stderrLog struct {
 // drainStderr starts reading r; Tail and Close are safe to call at any time.
 func drainStderr(r io.Reader, log zerolog.Logger) *stderrLog {
 	s := &stderrLog{log: log, lines: make(chan string, stderrQueue),
-		rate: newTokenBucket(stderrBurst, stderrPerSec), done: make(chan struct{})}
+		rate: newTokenBucket(stderrBurst, stderrPerSec), eof: make(chan struct{}), done: make(chan struct{})}
 	go s.read(r)
 	go s.write()
 	return s
 }
 
 func (s *stderrLog) read(r io.Reader) {
-	defer close(s.lines)
+	defer close(s.eof)
 	br := bufio.NewReaderSize(r, stderrLineMax)
 	for {
 		line, err := br.ReadSlice('\n')
@@ -94,16 +98,26 @@ func (s *stderrLog) write() {
 	defer t.Stop()
 	for {
 		select {
-		case line, ok := <-s.lines:
-			if !ok {
-				s.reportDropped()
-				return
-			}
-			s.log.Info().Str("stderr", line).Msg("plugin stderr")
+		case line := <-s.lines:
+			s.logLine(line)
 		case <-t.C:
 			s.reportDropped()
+		case <-s.eof:
+			for {
+				select {
+				case line := <-s.lines:
+					s.logLine(line)
+				default:
+					s.reportDropped()
+					return
+				}
+			}
 		}
 	}
+}
+
+func (s *stderrLog) logLine(line string) {
+	s.log.Info().Str("stderr", line).Msg("plugin stderr")
 }
 
 func (s *stderrLog) reportDropped() {
