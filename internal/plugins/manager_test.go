@@ -339,3 +339,27 @@ func TestCheckReportsEachPlugin(t *testing.T) {
 		t.Errorf("status %s, want error", c.Status)
 	}
 }
+
+// tools/list is read page by page: a server with a small page size has
+// every tool registered, in the order it lists them.
+func TestPaginatedListRegistersEveryPage(t *testing.T) {
+	f := newFixture(t, "")
+	whole := testServer(t, "whole", "-read-file=false", "-tools", "25")
+	paged := testServer(t, "paged", "-read-file=false", "-tools", "25", "-page", "4")
+	paged.ToolPrefix = "p_"
+	f.load(t, whole, paged)
+	want := []string{}
+	for _, n := range f.record(t, "whole").Tools {
+		want = append(want, "p_"+n)
+	}
+	got := f.record(t, "paged").Tools
+	if len(got) < 40 {
+		t.Fatalf("%d tools registered from the paged server, want all of them: %v", len(got), got)
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("paged registration differs from the single page (-whole +paged):\n%s", diff)
+	}
+	if res := f.call(t, "p_gen_24", `{"id":"x"}`); !res.Success {
+		t.Errorf("a tool from the last page: %+v", res)
+	}
+}
