@@ -41,6 +41,7 @@ func (a *app) loadPlugins(host tools.Host) error {
 	}
 	a.plugins = plugins.NewManager(a.registry, plugins.NewSandboxLauncher(a.sandbox), host, a.log.With().Str("component", "plugins").Logger(), plugins.Options{
 		Workspace: a.cfg.Workspace, TempDir: a.sandbox.TempDir(), Environ: a.sandbox.Env(sandbox.EnvScrubbed), Version: version,
+		Network:         a.cfg.SandboxNetwork,
 		StartTimeout:    time.Duration(a.cfg.PluginStartTimeoutMs) * time.Millisecond,
 		CallTimeout:     time.Duration(a.cfg.PluginCallTimeoutMs) * time.Millisecond,
 		MaxOutputBytes:  a.cfg.PluginMaxOutputBytes,

@@ -5,6 +5,9 @@ package main
 //	mcp-test-server ARGS       the MCP test server (internal/plugins/mcptest), as a program
 //	install-mcp-test-server    copy it to $WORK/bin/mcp-test-server: a bwrap-confined plugin sees
 //	                           the workspace but not the go tool's build directory under /tmp
+//	install-mcp-test-server outside
+//	                           copy it to a fresh $OUTSIDE/mcp-test-server under /var/tmp, out of the
+//	                           model's reach, for plugins granted more than bash (exposure.go)
 //	wait-tool NAME             poll tool.list (≤ waitTimeout) until NAME is registered (list_changed is applied
 //	                           asynchronously)
 //	stderr-has TEXT            wait (≤ waitTimeout) until the sidecar's stderr holds TEXT
@@ -54,6 +57,16 @@ func cmdInstallMCPTestServer(ts *testscript.TestScript, neg bool, args []string)
 	b, err := os.ReadFile(exe)
 	ts.Check(err)
 	dir := filepath.Join(ts.Getenv("WORK"), "bin")
+	if len(args) == 1 && args[0] == "outside" {
+		// Out of the model's reach (not the workspace, not the session temp
+		// dir) and visible under bwrap (not /tmp).
+		dir, err = os.MkdirTemp("/var/tmp", "steerable-e2e-plugin-")
+		ts.Check(err)
+		ts.Defer(func() { os.RemoveAll(dir) })
+		ts.Setenv("OUTSIDE", dir)
+	} else if len(args) != 0 {
+		ts.Fatalf("usage: install-mcp-test-server [outside]")
+	}
 	ts.Check(os.MkdirAll(dir, 0o755))
 	ts.Check(os.WriteFile(filepath.Join(dir, "mcp-test-server"), b, 0o755))
 }

@@ -22,6 +22,9 @@ type Options struct {
 	TempDir   string   // each plugin's own temp dir is made below it (the session temp dir)
 	Environ   []string // the scrubbed sidecar environment
 	Version   string   // the sidecar's, sent to servers as clientInfo
+	// Network is the session's STEERABLE_SANDBOX_NETWORK: a plugin with
+	// the network while bash has none is privileged (exposure.go).
+	Network bool
 
 	StartTimeout    time.Duration // process start to tools listed
 	CallTimeout     time.Duration // one tools/call

@@ -87,6 +87,9 @@ func (p *plugin) launchSpec(tmp string) (Launch, error) {
 	if err != nil {
 		return Launch{}, err
 	}
+	if err := p.checkExposure(policy, dir); err != nil {
+		return Launch{}, err
+	}
 	return Launch{Argv: append([]string{p.spec.Command}, p.spec.Args...), Dir: dir, Env: p.env(tmp), Policy: policy}, nil
 }
 

@@ -23,6 +23,7 @@ func TestEnvironmentIsScrubbedPlusManifest(t *testing.T) {
 	s := testServer(t, "t")
 	s.Env["EXTRA"] = "from the manifest"
 	s.Env["OTHER_TOKEN"] = "named by the manifest"
+	s.Cwd = stage // a credential: its cwd must be out of the model's reach
 	f.load(t, s)
 	res := f.call(t, "env", `{"names":["GITHUB_TOKEN","EXTRA","OTHER_TOKEN","LANG","TMPDIR"]}`)
 	tmp := f.m.named("t", nil).tmp
@@ -60,7 +61,7 @@ func sandboxCase(t *testing.T, backend string) {
 	addr := ln.Addr().String()
 	open := testServer(t, "open")
 	open.ToolPrefix = "open_"
-	open.Sandbox = SandboxSpec{Network: true, Writable: []string{outside}}
+	open.Sandbox, open.Cwd = SandboxSpec{Network: true, Writable: []string{outside}}, stage
 	f.load(t, testServer(t, "shut"), open)
 
 	rec := f.record(t, "shut")
@@ -108,9 +109,9 @@ func TestSandboxDenyReadCarriesOver(t *testing.T) {
 			}
 			f := newFixtureDenying(t, backend, []string{secrets})
 			open := testServer(t, "open")
-			open.ToolPrefix, open.Sandbox = "open_", SandboxSpec{Network: true, Writable: []string{realDir(t)}}
+			open.ToolPrefix, open.Sandbox, open.Cwd = "open_", SandboxSpec{Network: true, Writable: []string{realDir(t)}}, stage
 			free := testServer(t, "free")
-			free.ToolPrefix, free.Sandbox = "free_", SandboxSpec{None: true}
+			free.ToolPrefix, free.Sandbox, free.Cwd = "free_", SandboxSpec{None: true}, stage
 			f.load(t, testServer(t, "shut"), open, free)
 			arg := fmt.Sprintf(`{"path":%q}`, secret)
 			for _, tool := range []string{"cat", "open_cat"} {
@@ -128,7 +129,7 @@ func TestSandboxDenyReadCarriesOver(t *testing.T) {
 func TestSandboxNoneOptOutIsReported(t *testing.T) {
 	f := newFixture(t, "bwrap")
 	s := testServer(t, "free")
-	s.Sandbox = SandboxSpec{None: true}
+	s.Sandbox, s.Cwd = SandboxSpec{None: true}, stage
 	f.load(t, s)
 	rec := f.record(t, "free")
 	if !rec.Sandbox.OptOut || rec.Sandbox.Backend != "none" || rec.Sandbox.Enforcement != "none" {
@@ -199,6 +200,6 @@ func TestBwrapPrivateTmpIsNamed(t *testing.T) {
 	s.Command = exe
 	err = f.m.Load(context.Background(), specs{s})
 	lifecycleErr(t, err, protocol.CodePluginLoad, "under the bwrap sandbox /tmp is private to the plugin, so "+exe+" is not visible to it")
-	s.Name, s.Sandbox.Writable = "listed", []string{tmp}
+	s.Name, s.Sandbox.Writable, s.Cwd = "listed", []string{tmp}, stage
 	f.load(t, s)
 }
