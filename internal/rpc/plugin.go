@@ -2,7 +2,6 @@ package rpc
 
 import (
 	"context"
-	"encoding/json"
 
 	"steerable.dev/sidecar/protocol"
 )
@@ -20,7 +19,7 @@ type Plugins interface {
 
 // pluginList answers plugin.list: every plugin in load order (none when no
 // source is configured).
-func pluginList(_ context.Context, s *Server, _ json.RawMessage) (any, error) {
+func pluginList(_ context.Context, s *Server) (any, error) {
 	if s.svc.Plugins == nil {
 		return protocol.PluginListResult{Plugins: []protocol.PluginRecord{}}, nil
 	}
