@@ -17,6 +17,7 @@ import (
 	"steerable.dev/sidecar/internal/plugins"
 	"steerable.dev/sidecar/internal/readstate"
 	"steerable.dev/sidecar/internal/sandbox"
+	"steerable.dev/sidecar/internal/shellsession"
 	"steerable.dev/sidecar/internal/tools"
 	"steerable.dev/sidecar/internal/web"
 	"steerable.dev/sidecar/protocol"
@@ -41,6 +42,8 @@ type app struct {
 	// pluginGrace is how long each step of stopping the plugins at exit
 	// may take (serve sets 0 after shutdown_now or a signal).
 	pluginGrace time.Duration
+
+	sessions *shellsession.Manager // bash_session's shells; nil when not registered
 }
 
 // extraTools is set only by the end-to-end test binary, to register tools
@@ -204,6 +207,7 @@ func (a *app) buildTools(host tools.Host) error {
 		Files: a.files, ReadState: a.readState, RequireReadBeforeWrite: a.cfg.RequireReadBeforeWrite, FileMaxBytes: a.cfg.FileMaxBytes,
 		SearchIgnore: a.cfg.SearchIgnore}
 	a.wireAskUser(&deps)
+	a.openSessions(&deps)
 	if err := a.buildWeb(&deps, host); err != nil {
 		return err
 	}
@@ -306,6 +310,9 @@ func (a *app) close() {
 	}
 	if a.webFetcher != nil {
 		a.webFetcher.Close()
+	}
+	if a.sessions != nil {
+		a.sessions.Close() // every shell and what it started, before the sandbox goes
 	}
 	if a.sandbox != nil {
 		if err := a.sandbox.Close(); err != nil {

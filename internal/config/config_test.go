@@ -20,6 +20,7 @@ func TestDefaults(t *testing.T) {
 		PluginStartTimeoutMs: 20000, PluginCallTimeoutMs: 120000, PluginMaxOutputBytes: 1 << 20,
 		PluginMaxMessageBytes: 16 << 20, PluginMaxTools: 2000,
 		SandboxEnv: "inherit", SandboxMaxProcs: 512, SandboxMaxMemoryMB: 4096,
+		SessionBufferBytes: 1 << 20, MaxSessions: 8, SessionIdleMs: 30 * 60 * 1000,
 		Web: Web{
 			FetchTimeoutMs: 30000, FetchMaxBytes: 1000000, FetchMaxRedirects: 5,
 			SearchTimeoutMs: 30000, SearchMaxResults: 8, SessionSearchCap: 200,
