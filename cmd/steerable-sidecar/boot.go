@@ -14,6 +14,7 @@ import (
 	"steerable.dev/sidecar/internal/config"
 	"steerable.dev/sidecar/internal/files"
 	"steerable.dev/sidecar/internal/logsink"
+	"steerable.dev/sidecar/internal/plugins"
 	"steerable.dev/sidecar/internal/readstate"
 	"steerable.dev/sidecar/internal/sandbox"
 	"steerable.dev/sidecar/internal/shellsession"
@@ -37,6 +38,10 @@ type app struct {
 	webFetcher *web.Fetcher         // nil when the web pair is off
 	files      *files.Workspace     // the file tools' view of the workspace
 	readState  *readstate.Store     // the session's read state (read_state.seed/get)
+	plugins    *plugins.Manager     // nil when no plugin source is configured
+	// pluginGrace is how long each step of stopping the plugins at exit
+	// may take (serve sets 0 after shutdown_now or a signal).
+	pluginGrace time.Duration
 
 	sessions *shellsession.Manager // bash_session's shells; nil when not registered
 }
@@ -108,7 +113,7 @@ func boot(flags commonFlags, strict bool, stderr io.Writer) (_ *app, err error) 
 		}
 		return nil, &bootError{"invalid configuration:\n  " + strings.Join(msgs, "\n  ")}
 	}
-	a := &app{cfg: cfg, log: log, logs: logs, checks: map[string]protocol.Check{}, strict: strict}
+	a := &app{cfg: cfg, log: log, logs: logs, checks: map[string]protocol.Check{}, strict: strict, pluginGrace: pluginStopGrace}
 	a.degrade(problems)
 	if flags.noWebTools {
 		a.cfg.Web.Disabled = "--no-web-tools"
@@ -155,15 +160,8 @@ func (a *app) degrade(problems []config.Problem) {
 }
 
 // unsupported handles features SPEC names that this build does not
-// implement yet. A configured plugin source is a plugin that cannot load,
-// which SPEC §4.7 makes fatal at boot; run_code is simply not registered.
+// implement yet: run_code is simply not registered.
 func (a *app) unsupported() error {
-	for name, val := range map[string]string{"STEERABLE_PLUGIN_DIR": a.cfg.PluginDir, "STEERABLE_PLUGINS_CONFIG": a.cfg.PluginsConfig} {
-		if val != "" {
-			return &bootError{fmt.Sprintf("%s=%q: this build cannot load plugins yet; unset it", name, val)}
-		}
-	}
-	a.checks["plugins"] = protocol.Check{Status: protocol.CheckOK, Message: "no plugin sources configured"}
 	if a.cfg.RunCode {
 		a.checks["run_code"] = protocol.Check{Status: protocol.CheckWarn, Message: "STEERABLE_RUN_CODE=1 but this build has no run_code tool yet; not registered"}
 	}
@@ -225,7 +223,7 @@ func (a *app) buildTools(host tools.Host) error {
 		approver = tools.HostApprover{Host: host}
 	}
 	a.dispatcher = tools.NewDispatcher(a.registry, approver, a.log)
-	return nil
+	return a.loadPlugins(host)
 }
 
 // wireAskUser gives ask_user its handler (the host's ask_user.request unless
@@ -248,9 +246,12 @@ func (a *app) wireAskUser(deps *tools.Deps) {
 // checks still being established at boot (the sandbox probe); without, it
 // reports them as pending (the ready marker must not wait).
 func (a *app) healthChecks(settle bool) map[string]protocol.Check {
-	out := make(map[string]protocol.Check, len(a.checks)+1)
+	out := make(map[string]protocol.Check, len(a.checks)+2)
 	for k, v := range a.checks {
 		out[k] = v
+	}
+	if a.plugins != nil {
+		out["plugins"] = a.plugins.Check()
 	}
 	if a.sandbox != nil {
 		if settle {
@@ -300,8 +301,10 @@ func (a *app) openFiles() error {
 	return nil
 }
 
-// close releases what boot acquired.
+// close releases what boot acquired; the plugins go first, their temp
+// dirs live in the sandbox's.
 func (a *app) close() {
+	a.closePlugins(a.pluginGrace)
 	if a.files != nil {
 		a.files.Close()
 	}

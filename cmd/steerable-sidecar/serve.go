@@ -48,6 +48,7 @@ func serveCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}, rpc.Services{
 		Registry: a.registry, Dispatcher: a.dispatcher, Checks: a.healthChecks,
 		HostTools: tools.NewHostTools(a.registry, host), ReadState: a.readState, Sessions: a.sessions,
+		Plugins:    pluginService(a.plugins),
 		AfterReady: a.probeSandbox,
 	}, host)
 	if err != nil {
@@ -68,7 +69,9 @@ func serveCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if out, ok := stdout.(*os.File); ok {
 		stdout = pollable(out)
 	}
-	srv.Serve(stdin, stdout)
+	if reason := srv.Serve(stdin, stdout); reason == rpc.ReasonShutdownNow || reason == rpc.ReasonSignal {
+		a.pluginGrace = 0 // "exits at once, after killing child processes"
+	}
 	return exitOK
 }
 

@@ -76,8 +76,14 @@ type Config struct {
 	RunCodeTimeoutMs int  `env:"STEERABLE_RUN_CODE_TIMEOUT_MS" envDefault:"60000" range:"1000..3600000" feature:"run_code" help:"wall-clock limit of one run_code program"`
 
 	// Plugins.
-	PluginDir     string `env:"STEERABLE_PLUGIN_DIR" feature:"plugins" help:"directory of plugins: executables or NAME.json manifests {command, args, env}"`
-	PluginsConfig string `env:"STEERABLE_PLUGINS_CONFIG" feature:"plugins" help:"JSON file {\"plugins\": {NAME: {command, args, env}}} of installed plugins"`
+	PluginDir             string `env:"STEERABLE_PLUGIN_DIR" feature:"plugins" help:"directory of plugins, loaded in filename order: executables (MCP servers over stdio) or NAME.json manifests; entries starting with _ or . are skipped"`
+	PluginsConfig         string `env:"STEERABLE_PLUGINS_CONFIG" feature:"plugins" help:"JSON file of installed plugins {\"plugins\": {NAME: {command, args, env, cwd, toolPrefix, exposure, sandbox}}}; the mcpServers key of Claude Desktop and Cursor and the servers key of VS Code work too"`
+	PluginsDegrade        bool   `env:"STEERABLE_PLUGINS_DEGRADE" envDefault:"false" feature:"plugins" help:"a plugin that fails at boot is reported in checks.plugins and the others load, instead of exit 2"`
+	PluginStartTimeoutMs  int    `env:"STEERABLE_PLUGIN_START_TIMEOUT_MS" envDefault:"20000" range:"100..600000" feature:"plugins" help:"a plugin's process start to its tools listed (initialize and tools/list)"`
+	PluginCallTimeoutMs   int    `env:"STEERABLE_PLUGIN_CALL_TIMEOUT_MS" envDefault:"120000" range:"100..86400000" feature:"plugins" help:"one plugin tool call; then it is cancelled on the plugin (notifications/cancelled)"`
+	PluginMaxOutputBytes  int    `env:"STEERABLE_PLUGIN_MAX_OUTPUT_BYTES" envDefault:"1048576" range:"4096..268435456" feature:"plugins" help:"text (and structured content) kept per plugin tool result; longer text keeps its head and tail"`
+	PluginMaxMessageBytes int    `env:"STEERABLE_PLUGIN_MAX_MESSAGE_BYTES" envDefault:"16777216" range:"65536..1073741824" feature:"plugins" help:"largest message a plugin may send; a longer reply becomes a follow-up error, the plugin stays up"`
+	PluginMaxTools        int    `env:"STEERABLE_PLUGIN_MAX_TOOLS" envDefault:"2000" range:"1..100000" feature:"plugins" help:"tools one plugin may list; more fails its load"`
 }
 
 // Web holds the web tools' bounds, policy and provider (tools-spec "Web

@@ -17,6 +17,8 @@ func TestDefaults(t *testing.T) {
 		Approvals: "off", RequireReadBeforeWrite: true, FileMaxBytes: 64 << 20, Sandbox: "auto",
 		SearchIgnore:     []string{".git/", "node_modules/", "__pycache__/", ".venv/", "venv/", "dist/", "build/", "target/"},
 		BashMaxTimeoutMs: 600000, BashMaxOutputBytes: 1 << 20, RunCodeTimeoutMs: 60000,
+		PluginStartTimeoutMs: 20000, PluginCallTimeoutMs: 120000, PluginMaxOutputBytes: 1 << 20,
+		PluginMaxMessageBytes: 16 << 20, PluginMaxTools: 2000,
 		SandboxEnv: "inherit", SandboxMaxProcs: 512, SandboxMaxMemoryMB: 4096,
 		SessionBufferBytes: 1 << 20, MaxSessions: 8, SessionIdleMs: 30 * 60 * 1000,
 		Web: Web{

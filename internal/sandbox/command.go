@@ -26,6 +26,10 @@ type Command struct {
 	// WithNetwork) so the deny list and the limits carry over. The backend
 	// stays the session's.
 	Policy *Policy
+	// Unconfined runs the child with backend none (a plugin whose manifest
+	// says sandbox:"none"): the sidecar's own rights, but the launcher's
+	// lifetime guarantee, the limits and the environment still apply.
+	Unconfined bool
 	// Stdin, Stdout and Stderr are caller-owned; nil means /dev/null (Run
 	// captures Stdout and Stderr itself and refuses them here). As with
 	// exec.Cmd, an *os.File is handed over as is; anything else is copied
@@ -73,7 +77,11 @@ func (s *Sandbox) Start(c Command) (*Process, error) {
 	if c.Policy != nil {
 		p = c.Policy.normalized()
 	}
-	la, err := s.backend.Prepare(Cmd{Path: path, Args: c.Argv, Dir: c.Dir, Env: env, ExtraFiles: len(c.ExtraFiles)}, p)
+	backend := s.backend
+	if c.Unconfined {
+		backend = None{}
+	}
+	la, err := backend.Prepare(Cmd{Path: path, Args: c.Argv, Dir: c.Dir, Env: env, ExtraFiles: len(c.ExtraFiles)}, p)
 	if err != nil {
 		return nil, err
 	}

@@ -163,3 +163,30 @@ func readUntil(t *testing.T, f *os.File, want string) string {
 	}
 	return got.String()
 }
+
+// A plugin's sandbox:"none": the child runs with the sidecar's rights, yet
+// in the session's launcher — the init of a PID namespace of its own where
+// the kernel allows one, so its tree still dies with it.
+func TestStartUnconfined(t *testing.T) {
+	for _, name := range confining {
+		t.Run(name, func(t *testing.T) {
+			s := openSandbox(t, name, false)
+			outside := varTempDir(t)
+			res, err := s.Run(t.Context(), Command{Argv: []string{"bash", "-c", `echo x > "$1/f" && echo $$`, "bash", outside},
+				Dir: s.TempDir(), Unconfined: true}, RunOptions{Timeout: 10 * time.Second, MaxOutput: 1024})
+			if err != nil || res.ExitCode != 0 {
+				t.Fatalf("unconfined run: %v %+v", err, res)
+			}
+			if _, err := os.Stat(filepath.Join(outside, "f")); err != nil {
+				t.Errorf("the unconfined child could not write outside the roots: %v", err)
+			}
+			if s.Lifetime() == LifetimePIDNamespace && strings.TrimSpace(res.Stdout) != "1" {
+				t.Errorf("the unconfined child is pid %q, want the init of its own namespace", res.Stdout)
+			}
+			confined, _ := s.Run(t.Context(), Command{Argv: []string{"bash", "-c", `echo x > "$1/g"`, "bash", outside}, Dir: s.TempDir()}, RunOptions{})
+			if confined.ExitCode == 0 {
+				t.Error("the same command without Unconfined wrote outside the roots")
+			}
+		})
+	}
+}
