@@ -4,6 +4,7 @@ package sandbox
 
 import (
 	"bufio"
+	"context"
 	"io"
 	"os"
 	"path/filepath"
@@ -162,4 +163,34 @@ func readUntil(t *testing.T, f *os.File, want string) string {
 		}
 	}
 	return got.String()
+}
+
+// run_code under STEERABLE_SIDECAR_CONFINED=1: the host confines the
+// sidecar, so an inherited child skips the backend — it is started even
+// when the named backend is unavailable, writes outside the roots (only
+// the host's layer 1 stops it), and still runs in the launcher's PID
+// namespace, so nothing it starts outlives it.
+func TestInheritSkipsTheBackendButKeepsTheLifetime(t *testing.T) {
+	s, err := Open(context.Background(), Options{Choice: "bwrap", Workspace: realTempDir(t), TempParent: realTempDir(t),
+		Backends: []Backend{NewBwrap("/nonexistent/bwrap")}, Environ: []string{"PATH=" + os.Getenv("PATH")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	outside := filepath.Join(varTempDir(t), "inherited")
+	c := Command{Argv: []string{"sh", "-c", `echo ok > "$1"; echo $$`, "sh", outside}, Dir: "/"}
+	if _, err := s.Run(context.Background(), c, RunOptions{MaxOutput: 64}); err != ErrUnavailable {
+		t.Fatalf("without Inherit: Run = %v, want ErrUnavailable", err)
+	}
+	c.Inherit = true
+	res, err := s.Run(context.Background(), c, RunOptions{MaxOutput: 64})
+	if err != nil || res.ExitCode != 0 {
+		t.Fatalf("with Inherit: %v %+v", err, res)
+	}
+	if b, _ := os.ReadFile(outside); string(b) != "ok\n" {
+		t.Errorf("the inherited child did not run unwrapped: %q", b)
+	}
+	if s.Lifetime() != LifetimePIDNamespace || strings.TrimSpace(res.Stdout) != "1" {
+		t.Errorf("the inherited child is pid %q under lifetime %q, want 1 in the launcher's PID namespace", res.Stdout, s.Lifetime())
+	}
 }
