@@ -86,6 +86,10 @@ func (b *bridge) serve() {
 			b.mu.Lock()
 			b.done = &d
 			b.mu.Unlock()
+			// The runner exits right after its done; a program that forged
+			// one is stopped soon after.
+			t := time.AfterFunc(doneGrace, b.stop)
+			context.AfterFunc(b.ctx, func() { t.Stop() })
 			return // what follows a done is never read
 		}
 		if !b.call(f.(Call)) {

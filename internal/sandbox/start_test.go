@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	"golang.org/x/sys/unix"
 )
 
@@ -192,5 +193,36 @@ func TestInheritSkipsTheBackendButKeepsTheLifetime(t *testing.T) {
 	}
 	if s.Lifetime() != LifetimePIDNamespace || strings.TrimSpace(res.Stdout) != "1" {
 		t.Errorf("the inherited child is pid %q under lifetime %q, want 1 in the launcher's PID namespace", res.Stdout, s.Lifetime())
+	}
+}
+
+// run_code's policy: writable only its own dir; the workspace (below /tmp
+// here, which bwrap replaces by a private tmpfs) stays readable but not
+// writable.
+func TestWithWritableOnlyKeepsTheOldRootsReadable(t *testing.T) {
+	for _, name := range confining {
+		t.Run(name, func(t *testing.T) {
+			s := openSandbox(t, name, false)
+			ws := s.Policy().WritableRoots[0]
+			if !strings.HasPrefix(ws, "/tmp/") {
+				t.Skipf("the workspace %s is not below /tmp", ws)
+			}
+			os.WriteFile(filepath.Join(ws, "in.txt"), []byte("seen"), 0o644)
+			own := filepath.Join(s.TempDir(), "own")
+			os.Mkdir(own, 0o700)
+			p := s.Policy().WithWritableOnly(own)
+			if diff := cmp.Diff([]string{own}, p.WritableRoots); diff != "" {
+				t.Errorf("writable roots (-want +got):\n%s", diff)
+			}
+			res, err := s.Run(context.Background(), Command{Argv: []string{"sh", "-c",
+				`cat in.txt; echo x > own-write 2>/dev/null && echo ws-written; echo y > "$1/f" && echo own-written`, "sh", own},
+				Dir: ws, Policy: &p}, RunOptions{MaxOutput: 4096})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Stdout != "seenown-written\n" {
+				t.Errorf("stdout %q (stderr %q), want the workspace read, not written, and the own dir written", res.Stdout, res.Stderr)
+			}
+		})
 	}
 }
