@@ -14,6 +14,7 @@ import (
 	"steerable.dev/sidecar/internal/config"
 	"steerable.dev/sidecar/internal/files"
 	"steerable.dev/sidecar/internal/readstate"
+	"steerable.dev/sidecar/internal/runcode"
 	"steerable.dev/sidecar/internal/sandbox"
 	"steerable.dev/sidecar/internal/tools"
 	"steerable.dev/sidecar/internal/web"
@@ -35,6 +36,7 @@ type app struct {
 	webFetcher *web.Fetcher         // nil when the web pair is off
 	files      *files.Workspace     // the file tools' view of the workspace
 	readState  *readstate.Store     // the session's read state (read_state.seed/get)
+	runCode    *runcode.Runtime     // nil when run_code is not configured
 }
 
 // extraTools is set only by the end-to-end test binary, to register tools
@@ -134,7 +136,7 @@ func (a *app) degrade(problems []config.Problem) {
 
 // unsupported handles features SPEC names that this build does not
 // implement yet. A configured plugin source is a plugin that cannot load,
-// which SPEC §4.7 makes fatal at boot; run_code is simply not registered.
+// which SPEC §4.7 makes fatal at boot.
 func (a *app) unsupported() error {
 	for name, val := range map[string]string{"STEERABLE_PLUGIN_DIR": a.cfg.PluginDir, "STEERABLE_PLUGINS_CONFIG": a.cfg.PluginsConfig} {
 		if val != "" {
@@ -142,9 +144,6 @@ func (a *app) unsupported() error {
 		}
 	}
 	a.checks["plugins"] = protocol.Check{Status: protocol.CheckOK, Message: "no plugin sources configured"}
-	if a.cfg.RunCode {
-		a.checks["run_code"] = protocol.Check{Status: protocol.CheckWarn, Message: "STEERABLE_RUN_CODE=1 but this build has no run_code tool yet; not registered"}
-	}
 	return nil
 }
 
@@ -189,6 +188,13 @@ func (a *app) buildTools(host tools.Host) error {
 	if err := a.buildWeb(&deps, host); err != nil {
 		return err
 	}
+	var approver tools.Approver
+	if a.cfg.Approvals == "host" {
+		approver = tools.HostApprover{Host: host}
+	}
+	a.dispatcher = tools.NewDispatcher(a.registry, approver, a.log)
+	deps.Dispatcher = a.dispatcher // run_code's nested calls
+	a.wireRunCode(&deps)
 	builtins := tools.Builtins(deps)
 	if extraTools != nil {
 		builtins = append(builtins, extraTools(deps)...)
@@ -196,11 +202,7 @@ func (a *app) buildTools(host tools.Host) error {
 	if err := a.registry.Register(protocol.SourceBuiltin, builtins...); err != nil {
 		panic("built-in tools: " + err.Error()) // a programming error, not a configuration one
 	}
-	var approver tools.Approver
-	if a.cfg.Approvals == "host" {
-		approver = tools.HostApprover{Host: host}
-	}
-	a.dispatcher = tools.NewDispatcher(a.registry, approver, a.log)
+	a.watchRunCode()
 	return nil
 }
 
@@ -238,6 +240,12 @@ func (a *app) healthChecks(settle bool) map[string]protocol.Check {
 		default:
 			out["sandbox"] = protocol.Check{Status: protocol.CheckWarn, Message: "probing sandbox backends (started at boot)"}
 		}
+	}
+	if a.runCode != nil {
+		if settle {
+			<-a.runCode.Checked()
+		}
+		out["run_code"] = runCodeCheck(a.runCode)
 	}
 	return out
 }

@@ -191,9 +191,8 @@ func Argv(exe, callID string) []string {
 // deny list and limits, writable only below the run_code dir, no network
 // and no UNIX sockets, the allowlisted environment with dir as its temp.
 func (r *Runtime) command(argv []string, dir string, inherit bool) sandbox.Command {
-	p := r.opts.Sandbox.Policy()
-	p.WritableRoots, p.UnixSockets = []string{r.root}, false
-	p = p.WithNetwork(false)
+	p := r.opts.Sandbox.Policy().WithWritableOnly(r.root).WithNetwork(false)
+	p.UnixSockets = false
 	return sandbox.Command{Argv: argv, Dir: r.opts.Workspace, Env: r.env(dir), Policy: &p, Inherit: inherit}
 }
 

@@ -7,6 +7,7 @@ import (
 
 	"steerable.dev/sidecar/internal/files"
 	"steerable.dev/sidecar/internal/readstate"
+	"steerable.dev/sidecar/internal/runcode"
 	"steerable.dev/sidecar/internal/sandbox"
 	"steerable.dev/sidecar/internal/web"
 )
@@ -40,6 +41,11 @@ type Deps struct {
 	ReadState              *readstate.Store
 	RequireReadBeforeWrite bool  // the hard gate (STEERABLE_REQUIRE_READ_BEFORE_WRITE)
 	FileMaxBytes           int64 // STEERABLE_FILE_MAX_BYTES
+	// run_code (registered when RunCode, Dispatcher and the sandbox are
+	// set): the session's interpreter runtime, and the pipeline its nested
+	// calls go through.
+	RunCode    *runcode.Runtime
+	Dispatcher *Dispatcher
 }
 
 // Builtins is the explicit list of built-in tools, registered with source
@@ -66,6 +72,9 @@ func Builtins(d Deps) []Tool {
 	}
 	if d.Files != nil && d.ReadState != nil {
 		out = append(out, newReadFile(d), newWriteFile(d), newEditFile(d), newApplyPatch(d))
+	}
+	if d.RunCode != nil && d.Dispatcher != nil && d.Sandbox != nil {
+		out = append(out, newRunCode(d))
 	}
 	return out
 }
