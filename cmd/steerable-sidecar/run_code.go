@@ -22,7 +22,7 @@ func (a *app) wireRunCode(deps *tools.Deps) {
 	candidates := runcode.Candidates(os.Getenv("PATH"))
 	if len(candidates) == 0 {
 		a.checks["run_code"] = protocol.Check{Status: protocol.CheckWarn,
-			Message: "STEERABLE_RUN_CODE=1 but no python3 is on PATH or in /usr/bin, /usr/local/bin, /bin; run_code is not registered"}
+			Message: "STEERABLE_RUN_CODE=1 but no python3 is on PATH; run_code is not registered"}
 		return
 	}
 	a.runCode = runcode.New(runcode.Options{Sandbox: a.sandbox, Workspace: a.cfg.Workspace, Confined: a.cfg.SidecarConfined,

@@ -124,9 +124,7 @@ func (b *bridge) call(c Call) bool {
 		b.finish(seq, c.ID, nestedRefusal, 0)
 		return true
 	}
-	select {
-	case b.sem <- struct{}{}:
-	case <-b.ctx.Done():
+	if !b.acquire() {
 		b.finish(seq, c.ID, protocol.ToolResult{Success: false, Error: "run_code ended before this call could run"}, 0)
 		return true
 	}
@@ -139,6 +137,21 @@ func (b *bridge) call(c Call) bool {
 		b.finish(seq, c.ID, res, time.Since(start))
 	}()
 	return true
+}
+
+// acquire takes a slot for one call; false once the run has ended, even
+// when a slot is free (select picks either ready case).
+func (b *bridge) acquire() bool {
+	select {
+	case b.sem <- struct{}{}:
+		if b.ctx.Err() != nil {
+			<-b.sem
+			return false
+		}
+		return true
+	case <-b.ctx.Done():
+		return false
+	}
 }
 
 // finish records call seq and replies to the child.

@@ -27,11 +27,11 @@
 // the host's layer-1 sandbox is inherited instead (sandbox.Inherited).
 //
 // The interpreter is found once per session in the background (Start):
-// each python3 of the sidecar's PATH, then of the system directories, is
-// run inside the sandbox (PATH may name the workspace) to learn its real
-// executable — a pyenv shim costs hundreds of milliseconds per start, its
-// target a few — and version (≥ 3.9), and the runner's self-test must pass
-// through the bridge. The first that passes is used for every program.
+// each python3 of the sidecar's PATH, in order, is run inside the sandbox
+// (PATH may name the workspace) to learn its real executable — a pyenv
+// shim costs hundreds of milliseconds per start, its target a few — and
+// its version (≥ 3.9), and the runner's self-test must pass through the
+// bridge. The first that passes is used for every program.
 //
 // # The bridge
 //

@@ -33,16 +33,12 @@ var ErrNoPython = errors.New("no python3 ≥ 3.9 runs in the sandbox")
 // MinVersion is the oldest Python the runner supports.
 var MinVersion = [2]int{3, 9}
 
-// systemDirs are tried after PATH, for a PATH without them.
-var systemDirs = []string{"/usr/bin", "/usr/local/bin", "/bin"}
-
 // Candidates lists the python3 executables in pathList (a PATH value), in
-// order, then those of the system directories PATH does not list. It only
-// looks at the file system; nothing is run.
+// order. It only looks at the file system; nothing is run.
 func Candidates(pathList string) []string {
 	var out []string
 	seen := map[string]bool{}
-	for _, dir := range append(filepath.SplitList(pathList), systemDirs...) {
+	for _, dir := range filepath.SplitList(pathList) {
 		if dir == "" || !filepath.IsAbs(dir) || seen[dir] {
 			continue // a relative PATH entry depends on the cwd: never
 		}

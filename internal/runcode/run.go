@@ -114,7 +114,9 @@ func (r *Runtime) run(ctx context.Context, exe string, p Program, d Dispatch) (O
 		return Outcome{}, err
 	}
 	defer ch.close()
-	callsCtx, endCalls := context.WithTimeout(ctx, r.limits.Timeout)
+	// The nested calls end with the run — its timeout kills the child first,
+	// so a call cut short cannot hand the program a result to return.
+	callsCtx, endCalls := context.WithCancel(ctx)
 	defer endCalls()
 	runCtx, stopRun := context.WithCancel(ctx)
 	defer stopRun()
@@ -213,7 +215,7 @@ func (r *Runtime) env(dir string) []string {
 // argID is the call id as it may appear in argv: printable, without NUL,
 // bounded.
 func argID(id string) string {
-	const maxLen = 64
+	const maxLen = 200
 	b := []byte(id)
 	if len(b) > maxLen {
 		b = b[:maxLen]

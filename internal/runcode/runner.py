@@ -209,20 +209,25 @@ def _view(real):
     if view is not None:
         return view
 
-    def __getattr__(self, attr):
+    def hidden(attr, value):
         if attr.startswith("__") and attr.endswith("__") and attr not in VISIBLE_DUNDERS:
-            raise AttributeError("module %r has no attribute %r" % (real.__name__, attr))
+            return "module %r has no attribute %r" % (real.__name__, attr)
+        if isinstance(value, types.ModuleType) and value.__name__ not in ALLOWED_MODULES:
+            return "module %r has no attribute %r (module %r is not allowed in run_code)" % (real.__name__, attr, value.__name__)
+        return None
+
+    def __getattr__(self, attr):
         value = getattr(real, attr)
+        reason = hidden(attr, value)
+        if reason is not None:
+            raise AttributeError(reason)
         if isinstance(value, types.ModuleType):
-            if value.__name__ not in ALLOWED_MODULES:
-                raise AttributeError("module %r has no attribute %r (module %r is not allowed in run_code)"
-                                     % (real.__name__, attr, value.__name__))
             value = _view(value)
         self.__dict__[attr] = value
         return value
 
     def __dir__(self):
-        return sorted(a for a in dir(real) if not (a.startswith("__") and a not in VISIBLE_DUNDERS))
+        return sorted(a for a, v in vars(real).items() if hidden(a, v) is None)
 
     cls = type("module", (types.ModuleType,), {"__getattr__": __getattr__, "__dir__": __dir__})
     view = cls(real.__name__, real.__doc__)
