@@ -14,6 +14,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/rs/zerolog"
 
+	sidecar "steerable.dev/sidecar"
 	"steerable.dev/sidecar/internal/files"
 	"steerable.dev/sidecar/internal/readstate"
 	"steerable.dev/sidecar/internal/runcode"
@@ -241,3 +242,67 @@ var cmpSorted = cmp.Transformer("sorted", func(in []string) []string {
 	}
 	return out
 })
+
+// The tool half of tool_contract.json's runCode section.
+func TestRunCodeContract(t *testing.T) {
+	var doc struct {
+		RunCode struct {
+			Tool struct {
+				Mode  protocol.Mode `json:"mode"`
+				Input struct {
+					Required, Optional []string
+				} `json:"input"`
+				Result, FailureResult, CallRecord, Logs []string
+				NestedRunCode                          protocol.ToolResult `json:"nestedRunCode"`
+			} `json:"tool"`
+		} `json:"runCode"`
+	}
+	if err := json.Unmarshal(sidecar.Contract, &doc); err != nil {
+		t.Fatal(err)
+	}
+	c := doc.RunCode.Tool
+	desc := newRunCode(Deps{}).Descriptor()
+	var schema struct {
+		Required   []string
+		Properties map[string]any
+	}
+	json.Unmarshal(desc.Parameters, &schema)
+	var props []string
+	for p := range schema.Properties {
+		props = append(props, p)
+	}
+	if desc.Mode != c.Mode || !cmp.Equal(schema.Required, c.Input.Required) || !cmp.Equal(props, append(c.Input.Required, c.Input.Optional...), cmpSorted) {
+		t.Errorf("descriptor %s %v %v, contract %+v", desc.Mode, schema.Required, props, c.Input)
+	}
+	keys := func(m map[string]any) []string {
+		out := []string{"durationMs"} // the dispatcher adds it
+		for k := range m {
+			out = append(out, k)
+		}
+		return out
+	}
+	ok := runCodeResult("d", runcode.Outcome{Done: &runcode.Done{OK: true, Value: json.RawMessage(`1`)},
+		Calls: []runcode.CallRecord{{Name: "read_file"}}}, sandbox.Limits{}, runcode.Limits{})
+	if diff := cmp.Diff(c.Result, keys(ok.Data), cmpSorted); diff != "" {
+		t.Errorf("result (-contract +got):\n%s", diff)
+	}
+	bad := runCodeResult("d", runcode.Outcome{Done: &runcode.Done{Kind: runcode.KindException, Error: "E: x", Line: 1}}, sandbox.Limits{}, runcode.Limits{})
+	if diff := cmp.Diff(c.FailureResult, keys(bad.Data), cmpSorted); diff != "" {
+		t.Errorf("failure result (-contract +got):\n%s", diff)
+	}
+	var rec map[string]any
+	json.Unmarshal(mustJSON(t, ok.Data["calls"].([]runcode.CallRecord)[0]), &rec)
+	if diff := cmp.Diff(c.CallRecord, keys(rec)[1:], cmpSorted); diff != "" {
+		t.Errorf("call record (-contract +got):\n%s", diff)
+	}
+	var logs []string
+	for k := range ok.Data["logs"].(map[string]any) {
+		logs = append(logs, k)
+	}
+	if diff := cmp.Diff(c.Logs, logs, cmpSorted); diff != "" {
+		t.Errorf("logs (-contract +got):\n%s", diff)
+	}
+	if !c.NestedRunCode.Terminal || c.NestedRunCode.Error != "nested run_code is not allowed" {
+		t.Errorf("nested run_code in the contract: %+v", c.NestedRunCode)
+	}
+}
