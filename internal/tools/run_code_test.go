@@ -253,7 +253,7 @@ func TestRunCodeContract(t *testing.T) {
 					Required, Optional []string
 				} `json:"input"`
 				Result, FailureResult, CallRecord, Logs []string
-				NestedRunCode                          protocol.ToolResult `json:"nestedRunCode"`
+				NestedRunCode                           protocol.ToolResult `json:"nestedRunCode"`
 			} `json:"tool"`
 		} `json:"runCode"`
 	}
