@@ -8,17 +8,17 @@ import (
 
 // channels are the pipes between the sidecar and one child: the bridge on
 // fds 3 (child → sidecar) and 4 (sidecar → child), and stdin, which holds
-// the runner script. stdout and stderr are the sandbox's (captured).
+// the compiled runner. stdout and stderr are the sandbox's (captured).
 type channels struct {
 	fromChild, childOut *os.File // fd 3: the sidecar reads what the child writes
 	childIn, toChild    *os.File // fd 4: the child reads what the sidecar writes
-	runner              *os.File // stdin: the runner, then EOF
+	runner, toRunner    *os.File // stdin: the runner, then EOF
+	code                []byte
 	writers             sync.WaitGroup
 }
 
-// openChannels makes the pipes and fills stdin with the runner; it fits in
-// a pipe's buffer (a test keeps it there), so nothing waits for the child.
-func openChannels() (*channels, error) {
+// openChannels makes the pipes; serve fills them.
+func openChannels(code []byte) (*channels, error) {
 	ch := &channels{}
 	var err error
 	if ch.fromChild, ch.childOut, err = os.Pipe(); err != nil {
@@ -28,29 +28,28 @@ func openChannels() (*channels, error) {
 		ch.close()
 		return nil, fmt.Errorf("creating the bridge: %w", err)
 	}
-	r, w, err := os.Pipe()
-	if err != nil {
+	if ch.runner, ch.toRunner, err = os.Pipe(); err != nil {
 		ch.close()
 		return nil, fmt.Errorf("creating the runner's pipe: %w", err)
 	}
-	ch.runner = r
-	_, err = w.Write(runnerSource)
-	w.Close()
-	if err != nil {
-		ch.close()
-		return nil, fmt.Errorf("writing the runner: %w", err)
-	}
+	ch.code = code
 	return ch, nil
 }
 
-// serve writes the start message, then serves the bridge until the child's
-// done, a violation or the end of the stream. The channel closes when both
-// the writer and the bridge are finished.
+// serve writes the runner to stdin and the start message to fd 4 (each
+// may exceed a pipe's buffer: the child reads them as it starts), then
+// serves the bridge until the child's done, a violation or the end of the
+// stream. The channel closes when the writers and the bridge are finished.
 func (ch *channels) serve(b *bridge, startMsg []byte) <-chan struct{} {
-	ch.writers.Add(1)
+	ch.writers.Add(2)
 	go func() {
 		defer ch.writers.Done()
-		b.write(startMsg) // may exceed the pipe's buffer: the child reads it as it starts
+		ch.toRunner.Write(ch.code) // fails only when the child is gone
+		ch.toRunner.Close()
+	}()
+	go func() {
+		defer ch.writers.Done()
+		b.write(startMsg)
 	}()
 	served := make(chan struct{})
 	go func() {
@@ -74,7 +73,7 @@ func (ch *channels) closeChildEnds() {
 
 func (ch *channels) close() {
 	ch.closeChildEnds()
-	for _, f := range []*os.File{ch.fromChild, ch.toChild} {
+	for _, f := range []*os.File{ch.fromChild, ch.toChild, ch.toRunner} {
 		if f != nil {
 			f.Close()
 		}

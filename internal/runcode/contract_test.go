@@ -29,6 +29,7 @@ import (
 type runCodeContract struct {
 	Interpreter struct {
 		Argv       []string `json:"argv"`
+		Bootstrap  string   `json:"bootstrap"`
 		MinVersion string   `json:"minVersion"`
 	} `json:"interpreter"`
 	Bridge struct {
@@ -147,15 +148,15 @@ func TestContractSidecarMessages(t *testing.T) {
 // rawRunner runs the real runner outside any sandbox with the bridge in
 // the test's hands, and returns every frame it wrote and every reply it
 // got.
-func rawRunner(t *testing.T, exe, code string) (childFrames, replies [][]byte, stderr string) {
+func rawRunner(t *testing.T, in Interpreter, code string) (childFrames, replies [][]byte, stderr string) {
 	t.Helper()
 	fromChild, childOut, _ := os.Pipe()
 	childIn, toChild, _ := os.Pipe()
 	defer fromChild.Close()
 	defer toChild.Close()
 	var errBuf bytes.Buffer
-	cmd := exec.Command(exe, Argv(exe, "contract")[1:]...)
-	cmd.Stdin, cmd.Stderr = bytes.NewReader(runnerSource), &errBuf
+	cmd := exec.Command(in.Path, Argv(in.Path, "contract")[1:]...)
+	cmd.Stdin, cmd.Stderr = bytes.NewReader(in.runner), &errBuf
 	cmd.ExtraFiles = []*os.File{childOut, childIn}
 	cmd.Env = []string{"PATH=/usr/bin:/bin"}
 	if err := cmd.Start(); err != nil {
@@ -195,13 +196,13 @@ func rawRunner(t *testing.T, exe, code string) (childFrames, replies [][]byte, s
 	return childFrames, replies, errBuf.String()
 }
 
-func contractInterpreter(t *testing.T) string {
+func contractInterpreter(t *testing.T) Interpreter {
 	t.Helper()
 	in, err := anyEnv(t).rt.Interpreter()
 	if err != nil {
 		t.Fatal(err)
 	}
-	return in.Path
+	return in
 }
 
 // What the runner writes matches the child → sidecar schemas, for every
@@ -265,8 +266,11 @@ func TestContractLimits(t *testing.T) {
 	if c.Interpreter.MinVersion != fmt.Sprintf("%d.%d", MinVersion[0], MinVersion[1]) {
 		t.Errorf("minVersion %s", c.Interpreter.MinVersion)
 	}
-	if diff := cmp.Diff(c.Interpreter.Argv[1:6], Argv("x", "id")[1:6]); diff != "" {
+	if diff := cmp.Diff(c.Interpreter.Argv[1:5], Argv("x", "id")[1:5]); diff != "" {
 		t.Errorf("argv (-contract +implementation):\n%s", diff)
+	}
+	if c.Interpreter.Bootstrap != Bootstrap || c.Interpreter.Argv[5] != "<bootstrap>" {
+		t.Errorf("bootstrap %q, implementation %q", c.Interpreter.Bootstrap, Bootstrap)
 	}
 }
 

@@ -42,8 +42,7 @@ func TestGuardDefeatingProgramIsStoppedByTheSandbox(t *testing.T) {
 					c.Close()
 				}
 			}()
-			code := osEscape + fmt.Sprintf(`real_import = cls.__init__.__globals__["__builtins__"]["__import__"]
-socket = real_import("socket")
+			code := osEscape + fmt.Sprintf(`socket = b["__import__"]("socket")
 out = {}
 def attempt(name, fn):
     try:
@@ -90,16 +89,16 @@ return out`, outside, e.ws, e.home, ln.Addr().(*net.TCPAddr).Port)
 	}
 }
 
-// The command line carries no code (it travels over the bridge, the
+// The command line carries no program (it travels over the bridge, the
 // runner over stdin) and a call id only as safe, bounded text: a NUL
 // would make exec fail, and the host chooses ids.
 func TestChildCommandLineIsShortAndSafe(t *testing.T) {
 	argv := Argv("/usr/bin/python3", "call-1\x00; rm -rf /"+strings.Repeat("x", 300))
-	want := []string{"/usr/bin/python3", "-I", "-S", "-B", "-", "run_code", "call-1___rm_-rf_/" + strings.Repeat("x", 200-17)}
+	want := []string{"/usr/bin/python3", "-I", "-S", "-B", "-c", Bootstrap, "run_code", "call-1___rm_-rf_/" + strings.Repeat("x", 200-17)}
 	if diff := cmp.Diff(want, argv); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
-	if got := Argv("p", "")[6]; got != "-" {
+	if got := Argv("p", "")[7]; got != "-" {
 		t.Errorf("empty id became %q", got)
 	}
 }

@@ -1,6 +1,7 @@
 package runcode
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -19,6 +20,7 @@ type Interpreter struct {
 	Path    string // the real executable (sys.executable), started directly
 	Version string // e.g. "3.11.2"
 	Found   string // the candidate it was found through (a symlink, a pyenv shim)
+	runner  []byte // runner.py compiled by it (marshal), fed to Bootstrap
 }
 
 // Attempt is a candidate that was passed over, and why.
@@ -90,7 +92,10 @@ func (r *Runtime) discover() {
 		}
 		if err == nil {
 			tried[in.Path] = true
-			err = r.selfTest(in.Path)
+			in.runner, err = r.compileRunner(in.Path)
+		}
+		if err == nil {
+			err = r.selfTest(in)
 		}
 		if err == nil {
 			r.interp = in
@@ -138,14 +143,42 @@ func (r *Runtime) identify(candidate string) (Interpreter, error) {
 	return Interpreter{Path: exe, Version: v, Found: candidate}, nil
 }
 
+const compileScript = `import marshal, sys; sys.stdout.buffer.write(marshal.dumps(compile(sys.stdin.read(), "<runner>", "exec")))`
+
+// compileRunner has exe compile runner.py (confined, like every run) and
+// returns the marshalled code object.
+func (r *Runtime) compileRunner(exe string) ([]byte, error) {
+	inherit, _, _ := r.posture()
+	dir, err := r.callDir()
+	if err != nil {
+		return nil, err
+	}
+	defer sandbox.RemoveTree(dir)
+	cmd := r.command([]string{exe, "-I", "-S", "-B", "-c", compileScript}, dir, inherit)
+	cmd.Stdin = bytes.NewReader(runnerSource)
+	res, err := r.opts.Sandbox.Run(context.Background(), cmd, sandbox.RunOptions{Timeout: probeTimeout, MaxOutput: maxRunnerCode})
+	switch {
+	case err != nil:
+		return nil, err
+	case res.ExitCode != 0:
+		return nil, fmt.Errorf("cannot compile the runner (exit code %d): %s", res.ExitCode, lastLine(res.Stderr))
+	case res.Truncated || res.Stdout == "":
+		return nil, fmt.Errorf("compiling the runner gave %d bytes", len(res.Stdout))
+	}
+	return []byte(res.Stdout), nil
+}
+
+// maxRunnerCode bounds the compiled runner (about 30 KB).
+const maxRunnerCode = 1 << 20
+
 // selfTest runs a real program with the runner through the bridge.
-func (r *Runtime) selfTest(exe string) error {
+func (r *Runtime) selfTest(in Interpreter) error {
 	refuse := func(context.Context, int, string, json.RawMessage) protocol.ToolResult {
 		return protocol.ToolResult{Error: "no tools in the self-test"}
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), probeTimeout)
 	defer cancel()
-	out, err := r.run(ctx, exe, Program{CallID: "self-test", Code: "return 6 * 7"}, refuse)
+	out, err := r.run(ctx, in, Program{CallID: "self-test", Code: "return 6 * 7"}, refuse)
 	switch {
 	case err != nil:
 		return err

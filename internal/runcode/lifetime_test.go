@@ -65,7 +65,7 @@ func TestTimeoutKillsTheTree(t *testing.T) {
 				t.Errorf("took %v", took)
 			}
 			gone(t, marker)
-			gone(t, "run_code "+id)
+			gone(t, id)
 		})
 	}
 }
@@ -100,8 +100,15 @@ func TestCancelKillsTheTree(t *testing.T) {
 			}}, (&recorder{}).dispatch)
 		done <- out
 	}()
-	<-started
+	select {
+	case <-started:
+	case out := <-done:
+		t.Fatalf("the program ended before printing: %+v %+v", out, out.Done)
+	}
 	running(t, marker)
+	if len(sandboxtest.Marked("rc-cancel\x00")) == 0 { // argv: ... - run_code rc-cancel
+		t.Error("the interpreter's command line does not name its call")
+	}
 	cancel()
 	select {
 	case out := <-done:
@@ -112,7 +119,7 @@ func TestCancelKillsTheTree(t *testing.T) {
 		t.Fatal("cancel did not end the run")
 	}
 	gone(t, marker)
-	gone(t, "run_code rc-cancel")
+	gone(t, "rc-cancel\x00")
 }
 
 // Closing the sandbox (shutdown, EOF, SIGTERM of the sidecar) ends a

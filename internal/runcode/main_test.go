@@ -262,7 +262,7 @@ func failure(t testing.TB, out Outcome) *Done {
 }
 
 // available is the first confining backend that works here.
-func available(t *testing.T) string {
+func available(t testing.TB) string {
 	t.Helper()
 	for _, b := range backends {
 		if err := backendErr(b); err == nil {

@@ -98,7 +98,7 @@ func TestEncodedMessagesAreOneLineEach(t *testing.T) {
 			`{"v":1,"type":"reply","id":3,"ok":true,"result":{"success":true,"data":{"x":1}}}` + "\n"},
 		{EncodeRefusal(4, "over the limit"), `{"v":1,"type":"reply","id":4,"ok":false,"error":"over the limit"}` + "\n"},
 		{EncodeResult(5, protocol.ToolResult{Success: true, Data: map[string]any{"bad": math.NaN()}}),
-			`{"v":1,"type":"reply","id":5,"ok":true,"result":{"success":false,"error":"the result of this call could not be encoded as JSON: json: error calling MarshalJSON for type protocol.ToolResult: json: unsupported value: NaN"}}` + "\n"},
+			`{"v":1,"type":"reply","id":5,"ok":true,"result":{"success":false,"error":"the result of this call could not be encoded as JSON: json: unsupported value: NaN"}}` + "\n"},
 	}
 	for _, tt := range tests {
 		if diff := cmp.Diff(tt.want, string(tt.got)); diff != "" {

@@ -96,10 +96,10 @@ func (r *Runtime) Run(ctx context.Context, p Program, d Dispatch) (Outcome, erro
 	if err != nil {
 		return Outcome{}, err
 	}
-	return r.run(ctx, in.Path, p, d)
+	return r.run(ctx, in, p, d)
 }
 
-func (r *Runtime) run(ctx context.Context, exe string, p Program, d Dispatch) (Outcome, error) {
+func (r *Runtime) run(ctx context.Context, in Interpreter, p Program, d Dispatch) (Outcome, error) {
 	inherit, info, err := r.posture()
 	if err != nil {
 		return Outcome{}, err
@@ -109,7 +109,7 @@ func (r *Runtime) run(ctx context.Context, exe string, p Program, d Dispatch) (O
 		return Outcome{}, err
 	}
 	defer sandbox.RemoveTree(dir)
-	ch, err := openChannels()
+	ch, err := openChannels(in.runner)
 	if err != nil {
 		return Outcome{}, err
 	}
@@ -122,7 +122,7 @@ func (r *Runtime) run(ctx context.Context, exe string, p Program, d Dispatch) (O
 	defer stopRun()
 	b := newBridge(callsCtx, ch.fromChild, ch.toChild, d, r.limits, stopRun)
 	served := ch.serve(b, EncodeStart(p.Code, r.limits.MaxResultBytes))
-	cmd := r.command(Argv(exe, p.CallID), dir, inherit)
+	cmd := r.command(Argv(in.Path, p.CallID), dir, inherit)
 	cmd.Stdin, cmd.ExtraFiles = ch.runner, []*os.File{ch.childOut, ch.childIn}
 	res, err := r.opts.Sandbox.Run(runCtx, cmd,
 		sandbox.RunOptions{Timeout: r.limits.Timeout, MaxOutput: r.limits.MaxOutputBytes, OnOutput: p.OnOutput})
@@ -183,11 +183,16 @@ func (r *Runtime) callDir() (string, error) {
 // Argv is how the interpreter is started: isolated (-I: no user site, no
 // PYTHON* variables, no script directory or cwd on sys.path, so a json.py
 // in the workspace is never imported), without site (-S), writing no
-// bytecode (-B), reading the runner from stdin (-). The two words after it
-// name the child in the process table.
+// bytecode (-B), running the runner that Bootstrap reads from stdin. The
+// two words after it name the child in the process table.
 func Argv(exe, callID string) []string {
-	return []string{exe, "-I", "-S", "-B", "-", "run_code", argID(callID)}
+	return []string{exe, "-I", "-S", "-B", "-c", Bootstrap, "run_code", argID(callID)}
 }
+
+// Bootstrap runs the runner compiled by the same interpreter (marshal) from
+// stdin. Compiling runner.py costs about 4 ms a start, unmarshalling it a
+// fraction of one; the compiled form is made once per session (compileRunner).
+const Bootstrap = "import marshal,sys;exec(marshal.loads(sys.stdin.buffer.read()))"
 
 // command is argv confined as every run_code child is: the session's
 // deny list and limits, writable only below the run_code dir, no network

@@ -1,7 +1,8 @@
 """steerable-sidecar's run_code runner.
 
-Embedded in the binary and run as `python3 -I -S -B - run_code <callId>`
-with this file on stdin, under the session's OS sandbox. It reads the
+Embedded in the binary, compiled once per session by the interpreter that
+runs it, and run as `python3 -I -S -B -c <bootstrap> run_code <callId>`
+with the compiled code on stdin, under the session's OS sandbox. It reads the
 program from the bridge (fd 4), runs it as the body of a function with
 guarded builtins and imports, relays tools.call(...) over the bridge
 (messages to the sidecar on fd 3, replies on fd 4), and reports the return
@@ -16,16 +17,26 @@ and the guard lists are in tool_contract.json ("runCode"); see
 internal/runcode/doc.go.
 """
 
-import ast
+# Only modules the interpreter has loaded at start-up or builds in: each
+# stdlib import here would cost every program milliseconds (ast, json and
+# threading together about 10 ms; a bare start is about 7).
+import _thread
 import builtins
-import json
-import os
+import io
+import posix
 import sys
-import threading
-import types
+
+try:
+    from _json import encode_basestring_ascii as _c_string
+    from _json import make_encoder as _c_encoder
+    from _json import make_scanner as _c_scanner
+except ImportError:  # not CPython: the pure-Python json module
+    _c_encoder = None
 
 VERSION = 1
 FILENAME = "<run_code>"
+ONLY_AST = 0x400  # ast.PyCF_ONLY_AST, without importing ast
+ModuleType = type(sys)
 TO_SIDECAR, FROM_SIDECAR = 3, 4
 MIN_PYTHON = (3, 9)
 MAX_ERROR_CHARS = 4000
@@ -74,23 +85,59 @@ class BridgeError(Exception):
     """The bridge to the sidecar is gone; no more tool calls are possible."""
 
 
+def _not_serialisable(obj):
+    raise TypeError("Object of type %s is not JSON serializable" % type(obj).__name__)
+
+
 def _encode(obj):
-    return json.dumps(obj, ensure_ascii=True, allow_nan=False, separators=(",", ":"))
+    """Compact, ASCII-only JSON (lone surrogates survive as escapes)."""
+    if _c_encoder is None:
+        import json
+        return json.dumps(obj, ensure_ascii=True, allow_nan=False, separators=(",", ":"))
+    encode = _c_encoder({}, _not_serialisable, _c_string, None, ":", ",", False, False, False)
+    return "".join(encode(obj, 0))
+
+
+class _DecodeContext:
+    strict = True
+    object_hook = None
+    object_pairs_hook = None
+    parse_float = float
+    parse_int = int
+    parse_constant = {"NaN": float("nan"), "Infinity": float("inf"), "-Infinity": float("-inf")}.__getitem__
+    memo = {}
+
+
+def _decode(text):
+    if _c_encoder is None:
+        import json
+        return json.loads(text)
+    try:
+        value, end = _scan(text, 0)
+    except StopIteration:
+        raise ValueError("not JSON") from None
+    if text[end:].strip():
+        raise ValueError("trailing data after the JSON value")
+    return value
+
+
+_scan = _c_scanner(_DecodeContext()) if _c_encoder is not None else None
 
 
 class _Bridge:
     """JSON lines to the sidecar on fd 3, replies from it on fd 4.
 
-    Safe for the program's threads: one lock per write, and whichever
-    waiting thread is free reads the next reply and hands it to its owner
-    (replies come in any order).
+    Safe for the program's threads without a thread of its own: the first
+    caller that finds nobody reading reads the replies, hands each to the
+    thread waiting for it (replies come in any order), and when its own
+    has come passes the reading on to a thread still waiting.
     """
 
     def __init__(self):
-        self._in = os.fdopen(FROM_SIDECAR, "rb")
-        self._wlock = threading.Lock()
-        self._cond = threading.Condition()
-        self._replies = {}
+        self._in = io.open(FROM_SIDECAR, "rb", buffering=1 << 16)
+        self._wlock = _thread.allocate_lock()
+        self._mu = _thread.allocate_lock()  # guards what follows
+        self._waiting = {}  # call id -> _Waiter
         self._reading = False
         self._broken = None
         self._next_id = 0
@@ -99,46 +146,86 @@ class _Bridge:
         data = memoryview((line + "\n").encode("ascii"))
         with self._wlock:
             while data:
-                data = data[os.write(TO_SIDECAR, data):]
+                data = data[posix.write(TO_SIDECAR, data):]
 
     def read(self):
         line = self._in.readline()
         if not line:
             raise BridgeError("the sidecar closed the bridge (fd 4)")
-        return json.loads(line)
+        return _decode(line.decode("utf-8"))
 
     def call(self, tool, arguments):
-        with self._cond:
+        args = _encode(arguments)  # TypeError, ValueError: before any id is taken
+        with self._mu:
+            if self._broken is not None:
+                raise BridgeError(self._broken)
             self._next_id += 1
             call_id = self._next_id
-        self.send_line(_encode({"v": VERSION, "type": "call", "id": call_id, "tool": tool, "arguments": arguments}))
-        return self._await(call_id)
+            w = self._waiting[call_id] = _Waiter()
+            reader = not self._reading
+            self._reading = True
+        try:
+            self.send_line('{"v":%d,"type":"call","id":%d,"tool":%s,"arguments":%s}' % (VERSION, call_id, _encode(tool), args))
+        except Exception as e:
+            with self._mu:
+                self._broken = "the bridge to the sidecar broke: %s" % e
+                if reader:
+                    self._hand_over(w)
+                del self._waiting[call_id]
+            raise BridgeError(self._broken) from None
+        if not reader:
+            w.lock.acquire()  # a reply, the reading handed over, or a broken bridge
+            reader = w.reply is None and self._broken is None
+        if reader:
+            self._read_until(w)
+        with self._mu:
+            del self._waiting[call_id]
+        if w.reply is None:
+            raise BridgeError(self._broken or "the bridge to the sidecar broke")
+        return w.reply
 
-    def _await(self, call_id):
-        with self._cond:
-            while True:
-                if call_id in self._replies:
-                    return self._replies.pop(call_id)
-                if self._broken is not None:
-                    raise BridgeError(self._broken)
-                if self._reading:
-                    self._cond.wait()
-                    continue
-                self._reading = True
-                self._cond.release()
-                msg, err = None, None
-                try:
-                    msg = self.read()
-                except Exception as e:  # the bridge is unusable from now on
-                    err = e
-                finally:
-                    self._cond.acquire()
-                    self._reading = False
-                if err is not None:
-                    self._broken = "the bridge to the sidecar broke: %s" % err
-                elif isinstance(msg, dict):
-                    self._replies[msg.get("id")] = msg
-                self._cond.notify_all()
+    def _read_until(self, w):
+        try:
+            while w.reply is None:
+                msg = self.read()
+                with self._mu:
+                    other = self._waiting.get(msg.get("id")) if isinstance(msg, dict) else None
+                    if other is not None and other.reply is None:
+                        other.reply = msg
+                        if other is not w:
+                            other.wake()
+        except Exception as e:
+            with self._mu:
+                self._broken = "the bridge to the sidecar broke: %s" % e
+        finally:
+            with self._mu:
+                self._hand_over(w)
+
+    def _hand_over(self, w):
+        """Passes the reading to a thread still waiting, or wakes them all
+        when the bridge is broken. Called with _mu held."""
+        for other in self._waiting.values():
+            if other is w or other.reply is not None:
+                continue
+            other.wake()
+            if self._broken is None:
+                return  # it reads now; _reading stays set
+        self._reading = False
+
+
+class _Waiter:
+    __slots__ = ("lock", "reply", "woken")
+
+    def __init__(self):
+        self.lock = _thread.allocate_lock()
+        self.lock.acquire()
+        self.reply = None
+        self.woken = False
+
+    def wake(self):
+        if not self.woken:
+            self.woken = True
+            self.lock.release()
 
 
 _bridge = None
@@ -168,10 +255,9 @@ class Tools:
             raise TypeError("tools.call needs the tool's name as a non-empty string")
         arguments = _arguments(name, args, kwargs)
         try:
-            _encode(arguments)
-        except (TypeError, ValueError) as e:
+            reply = _bridge.call(name, arguments)
+        except (TypeError, ValueError) as e:  # from encoding the arguments
             raise TypeError("the arguments of tools.%s are not JSON-serialisable: %s" % (name, e)) from None
-        reply = _bridge.call(name, arguments)
         if not reply.get("ok"):
             raise CallLimitError(reply.get("error") or "the sidecar refused the call")
         return reply.get("result")
@@ -212,7 +298,7 @@ def _view(real):
     def hidden(attr, value):
         if attr.startswith("__") and attr.endswith("__") and attr not in VISIBLE_DUNDERS:
             return "module %r has no attribute %r" % (real.__name__, attr)
-        if isinstance(value, types.ModuleType) and value.__name__ not in ALLOWED_MODULES:
+        if isinstance(value, ModuleType) and value.__name__ not in ALLOWED_MODULES:
             return "module %r has no attribute %r (module %r is not allowed in run_code)" % (real.__name__, attr, value.__name__)
         return None
 
@@ -221,7 +307,7 @@ def _view(real):
         reason = hidden(attr, value)
         if reason is not None:
             raise AttributeError(reason)
-        if isinstance(value, types.ModuleType):
+        if isinstance(value, ModuleType):
             value = _view(value)
         self.__dict__[attr] = value
         return value
@@ -229,7 +315,7 @@ def _view(real):
     def __dir__(self):
         return sorted(a for a, v in vars(real).items() if hidden(a, v) is None)
 
-    cls = type("module", (types.ModuleType,), {"__getattr__": __getattr__, "__dir__": __dir__})
+    cls = type("module", (ModuleType,), {"__getattr__": __getattr__, "__dir__": __dir__})
     view = cls(real.__name__, real.__doc__)
     _views[real.__name__] = view
     return view
@@ -262,8 +348,8 @@ def _program_builtins():
 
 def _compile(code):
     """The program as the body of a function; line numbers stay the code's own."""
-    tree = ast.parse(code, FILENAME, "exec")
-    wrapper = ast.parse("def __run_code__():\n    pass\n", FILENAME, "exec")
+    tree = compile(code, FILENAME, "exec", ONLY_AST, True)
+    wrapper = compile("def __run_code__():\n    pass\n", FILENAME, "exec", ONLY_AST, True)
     if tree.body:
         wrapper.body[0].body = tree.body
     namespace = {
@@ -367,8 +453,8 @@ def _finish(line):
     except Exception as e:
         sys.stderr.write("run_code: cannot report the result: the bridge (fd 3) is closed: %s\n" % e)
         sys.stderr.flush()
-        os._exit(2)
-    os._exit(0)
+        posix._exit(2)
+    posix._exit(0)
 
 
 def _fail(error, traceback_text="", line=None, kind="exception"):
@@ -382,14 +468,14 @@ def main():
     global _bridge
     if sys.version_info < MIN_PYTHON:
         sys.stderr.write("run_code needs Python %d.%d or newer, this is %s\n" % (MIN_PYTHON + (sys.version.split()[0],)))
-        os._exit(3)
+        posix._exit(3)
     for stream in (sys.stdout, sys.stderr):
         stream.reconfigure(line_buffering=True, errors="backslashreplace")
     _bridge = _Bridge()
     start = _bridge.read()
     if not isinstance(start, dict) or start.get("v") != VERSION or start.get("type") != "start":
         sys.stderr.write("run_code: the first bridge message is not a version %d start message\n" % VERSION)
-        os._exit(2)
+        posix._exit(2)
     code, limit = start["code"], start["maxResultBytes"]
     lines = code.splitlines()
     try:

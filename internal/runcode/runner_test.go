@@ -14,12 +14,6 @@ import (
 	"steerable.dev/sidecar/protocol"
 )
 
-func TestRunnerFitsInAPipeBuffer(t *testing.T) {
-	if len(runnerSource) >= 64<<10 {
-		t.Errorf("runner.py is %d bytes; openChannels writes it before the child starts, so it must stay under 64 KiB", len(runnerSource))
-	}
-}
-
 func TestProgramReturnsValues(t *testing.T) {
 	e := anyEnv(t)
 	tests := []struct {
@@ -251,11 +245,14 @@ return {"names": sorted(env), "tmp": tmp, "same": env["TMP"] == tmp == env["TEMP
 }
 
 // osEscape defeats the guard the way the issue names: through the
-// subclasses of object to a class defined in os, whose functions' globals
-// are os's.
+// subclasses of object to a class defined in Python, whose functions'
+// globals hold the real builtins, and so the real __import__.
 const osEscape = `for cls in ().__class__.__base__.__subclasses__():
-    if cls.__name__ == "_wrap_close":
-        os = cls.__init__.__globals__["__builtins__"]["__import__"]("os")
+    g = getattr(cls.__init__, "__globals__", None)
+    if g and "__builtins__" in g:
+        b = g["__builtins__"]
+        b = b if isinstance(b, dict) else b.__dict__
+        os = b["__import__"]("os")
         break
 `
 

@@ -25,7 +25,8 @@ func runCodeResult(description string, out runcode.Outcome, sbLim sandbox.Limits
 	data := map[string]any{"description": description, "calls": calls, "_sandbox": info,
 		"logs": map[string]any{"stdout": out.Stdout, "stderr": out.Stderr, "truncated": out.Truncated}}
 	var r protocol.ToolResult
-	switch d := out.Done; {
+	d := out.Done
+	switch {
 	case d != nil && d.OK:
 		r = OK(fmt.Sprintf("the program returned after %d nested calls", len(calls)), nil)
 		data["value"] = d.Value
@@ -37,6 +38,9 @@ func runCodeResult(description string, out runcode.Outcome, sbLim sandbox.Limits
 		}
 	default:
 		r = Followup("%s", unfinished(out, sbLim, lim))
+	}
+	if out.Limit != "" && d != nil && !d.OK { // the program saw the limit as an error (fork failed, MemoryError)
+		r.Message = limitMessage("the program", out.Limit, out.ExitCode, out.TimedOut, sbLim)
 	}
 	r.Data = data
 	return r
