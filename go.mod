@@ -6,6 +6,7 @@ require (
 	github.com/JohannesKaufmann/html-to-markdown/v2 v2.5.2
 	github.com/aymanbagabas/go-udiff v0.4.2
 	github.com/blevesearch/bleve/v2 v2.6.3
+	github.com/bmatcuk/doublestar/v4 v4.10.4
 	github.com/caarlos0/env/v11 v11.4.2
 	github.com/creack/pty v1.1.24
 	github.com/google/go-cmp v0.7.0

@@ -183,7 +183,8 @@ func (a *app) buildTools(host tools.Host) error {
 	deps := tools.Deps{Workspace: a.cfg.Workspace, Host: host, Log: a.log, Registry: a.registry,
 		Sandbox:          a.sandbox,
 		BashMaxTimeoutMs: a.cfg.BashMaxTimeoutMs, BashMaxOutputBytes: a.cfg.BashMaxOutputBytes,
-		Files: a.files, ReadState: a.readState, RequireReadBeforeWrite: a.cfg.RequireReadBeforeWrite, FileMaxBytes: a.cfg.FileMaxBytes}
+		Files: a.files, ReadState: a.readState, RequireReadBeforeWrite: a.cfg.RequireReadBeforeWrite, FileMaxBytes: a.cfg.FileMaxBytes,
+		SearchIgnore: a.cfg.SearchIgnore}
 	a.wireAskUser(&deps)
 	if err := a.buildWeb(&deps, host); err != nil {
 		return err

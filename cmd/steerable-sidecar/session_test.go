@@ -157,6 +157,9 @@ func (s *session) start(ts *testscript.TestScript, args []string) {
 	stderr, err := s.cmd.StderrPipe()
 	ts.Check(err)
 	s.stdin = stdin
+	s.mu.Lock()
+	from := s.stderr.Len() // a second start must wait for its own marker
+	s.mu.Unlock()
 	ts.Check(s.cmd.Start())
 	var readers sync.WaitGroup
 	readers.Add(2)
@@ -178,19 +181,21 @@ func (s *session) start(ts *testscript.TestScript, args []string) {
 	})
 	s.next(ts, func(f map[string]json.RawMessage) bool { return methodOf(f) == "lifecycle.ready" && f["id"] == nil })
 	if !slices.Contains(args, "--quiet-ready") {
-		s.waitStderr(ts, "__SIDECAR_READY__:")
+		s.waitStderr(ts, from, "__SIDECAR_READY__:")
 	}
 }
 
-// waitStderr waits until stderr holds substr: stdout and stderr are read by
-// separate goroutines, so lifecycle.ready can arrive before the marker line.
-func (s *session) waitStderr(ts *testscript.TestScript, substr string) {
+// waitStderr waits until stderr, from byte from on, holds substr: stdout
+// and stderr are read by separate goroutines, so lifecycle.ready can arrive
+// before the marker line (and an earlier sidecar of the script wrote one
+// too).
+func (s *session) waitStderr(ts *testscript.TestScript, from int, substr string) {
 	deadline := time.Now().Add(waitTimeout)
 	timer := time.AfterFunc(waitTimeout, func() { s.mu.Lock(); s.changed.Broadcast(); s.mu.Unlock() })
 	defer timer.Stop()
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	for !strings.Contains(s.stderr.String(), substr) {
+	for !strings.Contains(s.stderr.String()[from:], substr) {
 		if time.Now().After(deadline) {
 			ts.Fatalf("stderr has no %q within %v", substr, waitTimeout)
 		}

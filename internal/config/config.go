@@ -39,6 +39,9 @@ type Config struct {
 	// StateDir is derived when unset (state.go).
 	StateDir string `env:"STEERABLE_STATE_DIR" feature:"files" help:"absolute directory for state that outlives a crash: the rollback journal of multi-file apply_patch (default: $XDG_STATE_HOME/steerable-sidecar, else $HOME/.local/state/steerable-sidecar)"`
 
+	// grep and glob.
+	SearchIgnore []string `env:"STEERABLE_SEARCH_IGNORE" envSeparator:"," envDefault:".git/,node_modules/,__pycache__/,.venv/,venv/,dist/,build/,target/" feature:"files" help:"gitignore patterns grep and glob skip beyond the workspace's own ignore files, ranked below them (- skips nothing more)"`
+
 	// Sandbox and shell.
 	Sandbox            string `env:"STEERABLE_SANDBOX" envDefault:"auto" oneof:"auto|bwrap|landlock|seatbelt|none" feature:"sandbox" help:"layer-2 sandbox backend for bash and run_code; auto probes at boot"`
 	SandboxNetwork     bool   `env:"STEERABLE_SANDBOX_NETWORK" envDefault:"false" feature:"sandbox" help:"let sandboxed commands use the network"`

@@ -15,6 +15,7 @@ func TestDefaults(t *testing.T) {
 	want := Config{
 		WorkspaceConfine: true, MaxFrameBytes: 16 << 20, MaxInflight: 64, ShutdownGraceMs: 5000,
 		Approvals: "off", RequireReadBeforeWrite: true, FileMaxBytes: 64 << 20, Sandbox: "auto",
+		SearchIgnore:     []string{".git/", "node_modules/", "__pycache__/", ".venv/", "venv/", "dist/", "build/", "target/"},
 		BashMaxTimeoutMs: 600000, BashMaxOutputBytes: 1 << 20, RunCodeTimeoutMs: 60000, RunCodeMaxCalls: 32, RunCodeMaxResult: 1 << 20,
 		SandboxEnv: "inherit", SandboxMaxProcs: 512, SandboxMaxMemoryMB: 4096,
 		Web: Web{
@@ -25,6 +26,25 @@ func TestDefaults(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, cfg); diff != "" {
 		t.Errorf("defaults (-want +got):\n%s", diff)
+	}
+}
+
+// TestSearchIgnore: STEERABLE_SEARCH_IGNORE replaces the default set, an
+// empty value keeps it, and "-" is passed on (the engine reads it as an
+// empty set).
+func TestSearchIgnore(t *testing.T) {
+	for value, want := range map[string][]string{
+		"vendor/,*.min.js": {"vendor/", "*.min.js"},
+		"":                 {".git/", "node_modules/", "__pycache__/", ".venv/", "venv/", "dist/", "build/", "target/"},
+		"-":                {"-"},
+	} {
+		cfg, problems := Load(map[string]string{"STEERABLE_SEARCH_IGNORE": value})
+		if len(problems) != 0 {
+			t.Fatal(problems)
+		}
+		if diff := cmp.Diff(want, cfg.SearchIgnore); diff != "" {
+			t.Errorf("%q (-want +got):\n%s", value, diff)
+		}
 	}
 }
 

@@ -111,6 +111,13 @@ func (w *Workspace) Lstat(abs string) (fs.FileInfo, error) {
 	return w.root.Lstat(w.name(abs))
 }
 
+// OpenRoot opens the directory at the resolved path abs as an os.Root of
+// its own, for walks (grep, glob) that open every entry by a single name
+// relative to its directory: nothing opened through it can leave it.
+func (w *Workspace) OpenRoot(abs string) (*os.Root, error) {
+	return w.root.OpenRoot(w.name(abs))
+}
+
 // OpenRead opens the regular file at the resolved path abs for reading. A
 // FIFO, device or socket is refused without blocking; so is a symlink
 // swapped in since the path was resolved.

@@ -5,6 +5,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"steerable.dev/sidecar/internal/codesearch"
 	"steerable.dev/sidecar/internal/files"
 	"steerable.dev/sidecar/internal/readstate"
 	"steerable.dev/sidecar/internal/runcode"
@@ -41,6 +42,9 @@ type Deps struct {
 	ReadState              *readstate.Store
 	RequireReadBeforeWrite bool  // the hard gate (STEERABLE_REQUIRE_READ_BEFORE_WRITE)
 	FileMaxBytes           int64 // STEERABLE_FILE_MAX_BYTES
+	// grep and glob's default ignore set (STEERABLE_SEARCH_IGNORE); nil:
+	// codesearch.DefaultIgnore.
+	SearchIgnore []string
 	// run_code (registered when RunCode, Dispatcher and the sandbox are
 	// set): the session's interpreter runtime, and the pipeline its nested
 	// calls go through.
@@ -72,6 +76,10 @@ func Builtins(d Deps) []Tool {
 	}
 	if d.Files != nil && d.ReadState != nil {
 		out = append(out, newReadFile(d), newWriteFile(d), newEditFile(d), newApplyPatch(d))
+	}
+	if d.Files != nil {
+		search := codesearch.New(d.Files, codesearch.Options{MaxFileBytes: d.FileMaxBytes, Ignore: d.SearchIgnore})
+		out = append(out, newGrep(search), newGlob(search))
 	}
 	if d.RunCode != nil && d.Dispatcher != nil && d.Sandbox != nil {
 		out = append(out, newRunCode(d))
