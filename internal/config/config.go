@@ -67,7 +67,7 @@ type Config struct {
 	AskUserTimeoutMs int `env:"STEERABLE_ASK_USER_TIMEOUT_MS" envDefault:"0" range:"0..86400000" feature:"ask_user" help:"bound on waiting for the person's answer (0 = wait)"`
 
 	// run_code.
-	RunCode          bool `env:"STEERABLE_RUN_CODE" envDefault:"false" feature:"run_code" help:"register run_code (model-written Python calling the other tools)"`
+	RunCode          bool `env:"STEERABLE_RUN_CODE" envDefault:"false" feature:"run_code" help:"register run_code (model-written Python calling the other tools, under the sandbox); needs python3 >= 3.9 on PATH"`
 	RunCodeTimeoutMs int  `env:"STEERABLE_RUN_CODE_TIMEOUT_MS" envDefault:"60000" range:"1000..3600000" feature:"run_code" help:"wall-clock limit of one run_code program, nested calls included; then its process tree is killed"`
 	RunCodeMaxCalls  int  `env:"STEERABLE_RUN_CODE_MAX_CALLS" envDefault:"32" range:"1..1000" feature:"run_code" help:"nested tool calls one run_code program may make; the next is refused, and one more ends the program"`
 	RunCodeMaxResult int  `env:"STEERABLE_RUN_CODE_MAX_RESULT_BYTES" envDefault:"1048576" range:"1024..67108864" feature:"run_code" help:"largest return value of a run_code program, in bytes of JSON"`
