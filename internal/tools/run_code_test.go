@@ -15,7 +15,6 @@ import (
 	"github.com/rs/zerolog"
 
 	sidecar "steerable.dev/sidecar"
-	"steerable.dev/sidecar/internal/files"
 	"steerable.dev/sidecar/internal/readstate"
 	"steerable.dev/sidecar/internal/runcode"
 	"steerable.dev/sidecar/internal/sandbox"
@@ -47,18 +46,7 @@ type runCodeHarness struct {
 
 func newRunCodeHarness(t *testing.T, approver Approver, extra ...Tool) *runCodeHarness {
 	t.Helper()
-	ws, _ := filepath.EvalSymlinks(t.TempDir())
-	sb, err := sandbox.Open(context.Background(), sandbox.Options{Choice: "auto", Workspace: ws, TempParent: t.TempDir(),
-		Environ: []string{"PATH=" + os.Getenv("PATH")}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { sb.Close() })
-	fw, err := files.Open(ws, true)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { fw.Close() })
+	deps := bashDeps(t, NoHost{}, false, "auto")
 	reg := NewRegistry()
 	var disp *Dispatcher
 	if approver != nil { // a nil *approvals must stay a nil interface
@@ -66,15 +54,14 @@ func newRunCodeHarness(t *testing.T, approver Approver, extra ...Tool) *runCodeH
 	} else {
 		disp = NewDispatcher(reg, nil, zerolog.Nop())
 	}
-	rt := runcode.New(runcode.Options{Sandbox: sb, Workspace: ws, Candidates: runcode.Candidates(os.Getenv("PATH")),
-		Limits: runcode.Limits{Timeout: 30 * time.Second}})
-	deps := Deps{Workspace: ws, Host: NoHost{}, Log: zerolog.Nop(), Files: fw, ReadState: readstate.NewStore(), Sandbox: sb,
-		RequireReadBeforeWrite: true, FileMaxBytes: 1 << 20, BashMaxTimeoutMs: 10000, BashMaxOutputBytes: 4096,
-		RunCode: rt, Dispatcher: disp, Registry: reg}
+	deps.RunCode = runcode.New(runcode.Options{Sandbox: deps.Sandbox, Workspace: deps.Workspace,
+		Candidates: runcode.Candidates(os.Getenv("PATH")), Limits: runcode.Limits{Timeout: 30 * time.Second}})
+	deps.ReadState, deps.RequireReadBeforeWrite, deps.FileMaxBytes = readstate.NewStore(), true, 1<<20
+	deps.Dispatcher, deps.Registry = disp, reg
 	if err := reg.Register(protocol.SourceBuiltin, append(Builtins(deps), extra...)...); err != nil {
 		t.Fatal(err)
 	}
-	return &runCodeHarness{ws: ws, state: deps.ReadState, d: disp, sb: sb}
+	return &runCodeHarness{ws: deps.Workspace, state: deps.ReadState, d: disp, sb: deps.Sandbox}
 }
 
 func (h *runCodeHarness) run(t *testing.T, id string, args any) protocol.ToolResult {
