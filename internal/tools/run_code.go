@@ -31,35 +31,44 @@ const runCodeDescription = "Run a short Python program that calls the other tool
 	"modules (json, re, math, collections, itertools, datetime, difflib, hashlib, ...); no open, eval or exec: read and write " +
 	"files through the tools. print() output is returned in data.logs. Runs under the OS sandbox, network off."
 
+// runCode is what run_code needs: the session's interpreter runtime, the
+// pipeline its nested calls go through, the sandbox that reports the
+// posture, and the host for the live output.
+type runCode struct {
+	rt   *runcode.Runtime
+	disp *Dispatcher
+	sb   *sandbox.Sandbox
+	host Host
+}
+
 // newRunCode is the run_code tool (SPEC §4.6, issue 13): the program runs
 // in runcode's sandboxed interpreter, and every tool it calls goes back
 // through the dispatch pipeline.
 func newRunCode(d Deps) Tool {
+	rc := runCode{rt: d.RunCode, disp: d.Dispatcher, sb: d.Sandbox, host: d.Host}
 	desc := protocol.ToolDescriptor{Name: "run_code", Mode: protocol.ModeLocal, Parameters: json.RawMessage(runCodeSchema),
 		Description: runCodeDescription}
-	return New(desc, func(ctx context.Context, call Call, a runCodeArgs) protocol.ToolResult {
-		return runProgram(ctx, d, call, a)
-	})
+	return New(desc, rc.run)
 }
 
-func runProgram(ctx context.Context, d Deps, call Call, a runCodeArgs) protocol.ToolResult {
+func (rc runCode) run(ctx context.Context, call Call, a runCodeArgs) protocol.ToolResult {
 	if refused := checkProgram(a); refused != nil {
 		return *refused
 	}
-	live := startProgress(d.Host, call.ID)
-	out, err := d.RunCode.Run(ctx, runcode.Program{CallID: call.ID, Code: a.Code, OnOutput: live.Write}, nestedDispatch(d.Dispatcher, call.ID))
+	live := startProgress(rc.host, call.ID)
+	out, err := rc.rt.Run(ctx, runcode.Program{CallID: call.ID, Code: a.Code, OnOutput: live.Write}, nestedDispatch(rc.disp, call.ID))
 	live.Close()
 	switch {
 	case errors.Is(err, sandbox.ErrUnavailable):
 		res := Terminal("sandbox_unavailable")
 		res.Message = err.Error() + "; run_code never runs unconfined: use STEERABLE_SANDBOX=auto on a system with bwrap or Landlock, " +
 			"or set STEERABLE_SIDECAR_CONFINED=1 if the host already confines the sidecar"
-		res.Data = map[string]any{"_sandbox": d.Sandbox.Info().Map()}
+		res.Data = map[string]any{"_sandbox": rc.sb.Info().Map()}
 		return res
 	case err != nil:
 		return Terminal("run_code cannot run the program: %v", err)
 	}
-	return runCodeResult(a.Description, out, d.Sandbox.Policy().Limits, d.RunCode.Limits())
+	return runCodeResult(a.Description, out, rc.sb.Policy().Limits, rc.rt.Limits())
 }
 
 // checkProgram refuses what cannot be a program before a child starts.
