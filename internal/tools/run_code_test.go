@@ -44,7 +44,7 @@ type runCodeHarness struct {
 	sb    *sandbox.Sandbox
 }
 
-func newRunCodeHarness(t *testing.T, approver Approver, extra ...Tool) *runCodeHarness {
+func newRunCodeHarness(t testing.TB, approver Approver, extra ...Tool) *runCodeHarness {
 	t.Helper()
 	deps := bashDeps(t, NoHost{}, false, "auto")
 	reg := NewRegistry()
@@ -64,7 +64,7 @@ func newRunCodeHarness(t *testing.T, approver Approver, extra ...Tool) *runCodeH
 	return &runCodeHarness{ws: deps.Workspace, state: deps.ReadState, d: disp, sb: deps.Sandbox}
 }
 
-func (h *runCodeHarness) run(t *testing.T, id string, args any) protocol.ToolResult {
+func (h *runCodeHarness) run(t testing.TB, id string, args any) protocol.ToolResult {
 	t.Helper()
 	raw, _ := json.Marshal(args)
 	res := h.d.Dispatch(context.Background(), Invocation{ToolCall: protocol.ToolCall{ID: id, Name: "run_code", Arguments: raw}})
