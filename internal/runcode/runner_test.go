@@ -104,6 +104,21 @@ func TestProgramErrors(t *testing.T) {
 	}
 }
 
+// A program of the largest size, in characters that JSON escapes or
+// spells in several bytes, reaches the child whole: the start message
+// (about 350 KB of JSON here) is far over a pipe's buffer and is written while
+// the child reads it.
+func TestLargestProgramArrivesWhole(t *testing.T) {
+	e := anyEnv(t)
+	head, tail := "s = \"", "\"\nreturn [len(s), s[:4], s[-4:]]"
+	body := strings.Repeat("é\\\"\u2028\x01€", (MaxCodeChars-len(head)-len(tail))/6)
+	code := head + body + tail
+	got := value(t, e.run(t, code, nil))
+	if diff := cmp.Diff([]any{float64(len([]rune(body)) * 5 / 6), "é\"\u2028\x01", "\"\u2028\x01€"}, got); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+}
+
 func TestReturnValueIsBounded(t *testing.T) {
 	rt := withLimits(t, Limits{MaxResultBytes: 1024})
 	got := failure(t, runWith(t, rt, `return "x" * 2000`, nil))
