@@ -12,9 +12,10 @@ import (
 
 // wireRunCode gives the tools run_code's runtime when STEERABLE_RUN_CODE=1
 // and some python3 exists (SPEC §4.6). Whether one ≥ 3.9 runs inside the
-// sandbox is found in the background (watchRunCode): running it takes from
-// milliseconds to, through a pyenv shim, hundreds of them, and the ready
-// marker must not wait.
+// sandbox is found in the background, after the ready marker like the
+// sandbox probe it needs (probeSandbox, watchRunCode): running it takes
+// from milliseconds to, through a pyenv shim, hundreds of them, and its
+// forks must not delay ready.
 func (a *app) wireRunCode(deps *tools.Deps) {
 	if !a.cfg.RunCode {
 		return
@@ -33,16 +34,18 @@ func (a *app) wireRunCode(deps *tools.Deps) {
 	deps.RunCode = a.runCode
 }
 
-// watchRunCode starts the interpreter search; when no python3 ≥ 3.9 runs
-// in the sandbox, run_code is withdrawn from the registry (it could never
-// run) and checks.run_code says why. A sandbox that cannot confine it
-// leaves it registered: calls answer sandbox_unavailable, like bash.
+// watchRunCode waits for the interpreter search (started with the sandbox
+// probe once the ready marker is out, or by the first run_code call);
+// when no python3 ≥ 3.9 runs in the sandbox, run_code is withdrawn from
+// the registry (it could never run) and checks.run_code says why. A
+// sandbox that cannot confine it leaves it registered: calls answer
+// sandbox_unavailable, like bash.
 func (a *app) watchRunCode() {
 	if a.runCode == nil {
 		return
 	}
-	a.runCode.Start()
 	go func() {
+		<-a.runCode.Checked()
 		_, err := a.runCode.Interpreter()
 		switch {
 		case errors.Is(err, runcode.ErrNoPython):
@@ -61,7 +64,7 @@ func runCodeCheck(rt *runcode.Runtime) protocol.Check {
 	select {
 	case <-rt.Checked():
 	default:
-		return protocol.Check{Status: protocol.CheckWarn, Message: "finding python3 for run_code (started at boot)"}
+		return protocol.Check{Status: protocol.CheckWarn, Message: "finding python3 for run_code (it starts once the sidecar is ready)"}
 	}
 	_, err := rt.Interpreter()
 	switch {
