@@ -188,9 +188,10 @@ type WebSearchRequestResult struct {
 
 // ToolProgressParams are the params of the tool.progress notification.
 type ToolProgressParams struct {
-	CallID string `json:"callId"`
-	Stream string `json:"stream"` // stdout | stderr
-	Chunk  string `json:"chunk"`
+	CallID    string `json:"callId"`
+	SessionID string `json:"sessionId,omitempty"` // bash_session, write_stdin: the shell session
+	Stream    string `json:"stream"`              // stdout | stderr (a session's terminal: stdout)
+	Chunk     string `json:"chunk"`
 }
 
 // ListenInfo says how the sidecar is reached.

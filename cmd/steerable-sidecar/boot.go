@@ -17,6 +17,7 @@ import (
 	"steerable.dev/sidecar/internal/readstate"
 	"steerable.dev/sidecar/internal/runcode"
 	"steerable.dev/sidecar/internal/sandbox"
+	"steerable.dev/sidecar/internal/shellsession"
 	"steerable.dev/sidecar/internal/tools"
 	"steerable.dev/sidecar/internal/web"
 	"steerable.dev/sidecar/protocol"
@@ -38,6 +39,8 @@ type app struct {
 	files      *files.Workspace     // the file tools' view of the workspace
 	readState  *readstate.Store     // the session's read state (read_state.seed/get)
 	runCode    *runcode.Runtime     // nil when run_code is not configured
+
+	sessions *shellsession.Manager // bash_session's shells; nil when not registered
 }
 
 // extraTools is set only by the end-to-end test binary, to register tools
@@ -205,6 +208,7 @@ func (a *app) buildTools(host tools.Host) error {
 		Files: a.files, ReadState: a.readState, RequireReadBeforeWrite: a.cfg.RequireReadBeforeWrite, FileMaxBytes: a.cfg.FileMaxBytes,
 		SearchIgnore: a.cfg.SearchIgnore}
 	a.wireAskUser(&deps)
+	a.openSessions(&deps)
 	if err := a.buildWeb(&deps, host); err != nil {
 		return err
 	}
@@ -312,6 +316,9 @@ func (a *app) close() {
 	}
 	if a.webFetcher != nil {
 		a.webFetcher.Close()
+	}
+	if a.sessions != nil {
+		a.sessions.Close() // every shell and what it started, before the sandbox goes
 	}
 	if a.sandbox != nil {
 		if err := a.sandbox.Close(); err != nil {

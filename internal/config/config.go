@@ -60,6 +60,11 @@ type Config struct {
 	SandboxMaxMemoryMB int      `env:"STEERABLE_SANDBOX_MAX_MEMORY_MB" envDefault:"4096" range:"0..1048576" feature:"sandbox" help:"memory one sandboxed call may use, in MiB (0 = no limit)"`
 	BwrapPath          string   `env:"STEERABLE_BWRAP_PATH" feature:"sandbox" help:"bubblewrap binary (absolute path); default: the first of /usr/bin, /bin, /usr/local/bin that has it, never PATH"`
 
+	// Shell sessions (bash_session, write_stdin).
+	SessionBufferBytes int `env:"STEERABLE_SESSION_BUFFER_BYTES" envDefault:"1048576" range:"4096..268435456" feature:"sessions" help:"text kept per shell session between reads; older output is dropped and the next read says how many bytes"`
+	MaxSessions        int `env:"STEERABLE_MAX_SESSIONS" envDefault:"8" range:"0..256" feature:"sessions" help:"shell sessions open at once (0 leaves bash_session and write_stdin unregistered)"`
+	SessionIdleMs      int `env:"STEERABLE_SESSION_IDLE_MS" envDefault:"1800000" range:"1000..86400000" feature:"sessions" help:"a shell session that goes this long without a call is ended (output does not count)"`
+
 	// Web tools (tools-spec "Bounds").
 	Web Web
 

@@ -42,6 +42,8 @@ func methodTable() map[string]method {
 		protocol.MethodPluginReload:  withParams("plugin.params.json", nil, pluginLifecycle),
 		protocol.MethodReadStateSeed: withParams("read_state.seed.params.json", nil, readStateSeed),
 		protocol.MethodReadStateGet:  noParams(readStateGet),
+		protocol.MethodSessionList:   noParams(sessionList),
+		protocol.MethodSessionClose:  withParams("session.close.params.json", nil, sessionClose),
 	}
 }
 

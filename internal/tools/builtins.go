@@ -10,6 +10,7 @@ import (
 	"steerable.dev/sidecar/internal/readstate"
 	"steerable.dev/sidecar/internal/runcode"
 	"steerable.dev/sidecar/internal/sandbox"
+	"steerable.dev/sidecar/internal/shellsession"
 	"steerable.dev/sidecar/internal/web"
 )
 
@@ -24,6 +25,9 @@ type Deps struct {
 	Sandbox            *sandbox.Sandbox
 	BashMaxTimeoutMs   int
 	BashMaxOutputBytes int
+	// Sessions keeps bash_session's shells (nil leaves bash_session and
+	// write_stdin out); they run under Sandbox.
+	Sessions *shellsession.Manager
 	// Registry is the registry the built-ins join; tool_search searches
 	// its deferred tier (nil leaves tool_search out).
 	Registry       *Registry
@@ -59,6 +63,9 @@ func Builtins(d Deps) []Tool {
 	var out []Tool
 	if bashSandbox(d) != nil {
 		out = append(out, newBash(d))
+	}
+	if d.Sessions != nil && bashSandbox(d) != nil {
+		out = append(out, newBashSession(d), newWriteStdin(d))
 	}
 	if d.Registry != nil {
 		out = append(out, NewToolSearch(d.Registry))
