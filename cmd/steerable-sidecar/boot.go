@@ -16,6 +16,7 @@ import (
 	"steerable.dev/sidecar/internal/logsink"
 	"steerable.dev/sidecar/internal/plugins"
 	"steerable.dev/sidecar/internal/readstate"
+	"steerable.dev/sidecar/internal/runcode"
 	"steerable.dev/sidecar/internal/sandbox"
 	"steerable.dev/sidecar/internal/shellsession"
 	"steerable.dev/sidecar/internal/tools"
@@ -42,6 +43,7 @@ type app struct {
 	// pluginGrace is how long each step of stopping the plugins at exit
 	// may take (serve sets 0 after shutdown_now or a signal).
 	pluginGrace time.Duration
+	runCode    *runcode.Runtime     // nil when run_code is not configured
 
 	sessions *shellsession.Manager // bash_session's shells; nil when not registered
 }
@@ -123,9 +125,6 @@ func boot(flags commonFlags, strict bool, stderr io.Writer) (_ *app, err error) 
 		return nil, &bootError{err.Error()}
 	}
 	a.cfg.Workspace = ws
-	if err := a.unsupported(); err != nil {
-		return nil, err
-	}
 	if err := a.openSandbox(); err != nil {
 		return nil, &bootError{err.Error()}
 	}
@@ -157,15 +156,6 @@ func (a *app) degrade(problems []config.Problem) {
 		a.cfg.Web.Disabled = "invalid configuration: " + strings.Join(web, "; ")
 		a.checks["web"] = protocol.Check{Status: protocol.CheckError, Message: "web tools not registered: " + strings.Join(web, "; ")}
 	}
-}
-
-// unsupported handles features SPEC names that this build does not
-// implement yet: run_code is simply not registered.
-func (a *app) unsupported() error {
-	if a.cfg.RunCode {
-		a.checks["run_code"] = protocol.Check{Status: protocol.CheckWarn, Message: "STEERABLE_RUN_CODE=1 but this build has no run_code tool yet; not registered"}
-	}
-	return nil
 }
 
 // workspace resolves the workspace root: --cwd, else STEERABLE_WORKSPACE,
@@ -211,6 +201,13 @@ func (a *app) buildTools(host tools.Host) error {
 	if err := a.buildWeb(&deps, host); err != nil {
 		return err
 	}
+	var approver tools.Approver
+	if a.cfg.Approvals == "host" {
+		approver = tools.HostApprover{Host: host}
+	}
+	a.dispatcher = tools.NewDispatcher(a.registry, approver, a.log)
+	deps.Dispatcher = a.dispatcher // run_code's nested calls
+	a.wireRunCode(&deps)
 	builtins := tools.Builtins(deps)
 	if extraTools != nil {
 		builtins = append(builtins, extraTools(deps)...)
@@ -218,11 +215,7 @@ func (a *app) buildTools(host tools.Host) error {
 	if err := a.registry.Register(protocol.SourceBuiltin, builtins...); err != nil {
 		panic("built-in tools: " + err.Error()) // a programming error, not a configuration one
 	}
-	var approver tools.Approver
-	if a.cfg.Approvals == "host" {
-		approver = tools.HostApprover{Host: host}
-	}
-	a.dispatcher = tools.NewDispatcher(a.registry, approver, a.log)
+	a.watchRunCode()
 	return a.loadPlugins(host)
 }
 
@@ -264,6 +257,13 @@ func (a *app) healthChecks(settle bool) map[string]protocol.Check {
 		default:
 			out["sandbox"] = protocol.Check{Status: protocol.CheckWarn, Message: "probing sandbox backends (they start once the sidecar is ready)"}
 		}
+	}
+	if a.runCode != nil {
+		if settle {
+			a.runCode.Start() // as the sandbox probe: a ping may come before ready's
+			<-a.runCode.Checked()
+		}
+		out["run_code"] = runCodeCheck(a.runCode)
 	}
 	return out
 }

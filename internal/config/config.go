@@ -48,7 +48,7 @@ type Config struct {
 	SandboxRequire     bool   `env:"STEERABLE_SANDBOX_REQUIRE" envDefault:"false" feature:"sandbox" help:"no working backend becomes the terminal error sandbox_unavailable instead of running unsandboxed"`
 	SidecarConfined    bool   `env:"STEERABLE_SIDECAR_CONFINED" envDefault:"false" feature:"sandbox" help:"the host already runs the sidecar under an OS sandbox (layer 1); run_code inherits it"`
 	BashMaxTimeoutMs   int    `env:"STEERABLE_BASH_MAX_TIMEOUT_MS" envDefault:"600000" range:"1000..86400000" feature:"sandbox" help:"ceiling for bash timeout_ms (the default per call is 120000)"`
-	BashMaxOutputBytes int    `env:"STEERABLE_BASH_MAX_OUTPUT_BYTES" envDefault:"1048576" range:"4096..268435456" feature:"sandbox" help:"bytes kept per output stream of bash (head and tail; the middle is elided)"`
+	BashMaxOutputBytes int    `env:"STEERABLE_BASH_MAX_OUTPUT_BYTES" envDefault:"1048576" range:"4096..268435456" feature:"sandbox" help:"bytes kept per output stream of bash and of run_code programs (head and tail; the middle is elided)"`
 
 	// Sandbox policy: deny-read, sockets, environment, per-call limits.
 	SandboxUnixSockets bool     `env:"STEERABLE_SANDBOX_UNIX_SOCKETS" envDefault:"false" feature:"sandbox" help:"with the network off, still let sandboxed commands create UNIX sockets (a local agent socket)"`
@@ -72,8 +72,10 @@ type Config struct {
 	AskUserTimeoutMs int `env:"STEERABLE_ASK_USER_TIMEOUT_MS" envDefault:"0" range:"0..86400000" feature:"ask_user" help:"bound on waiting for the person's answer (0 = wait)"`
 
 	// run_code.
-	RunCode          bool `env:"STEERABLE_RUN_CODE" envDefault:"false" feature:"run_code" help:"reserved for run_code (model-written Python calling the other tools); this build has no run_code yet, so 1 only adds a checks.run_code warning"`
-	RunCodeTimeoutMs int  `env:"STEERABLE_RUN_CODE_TIMEOUT_MS" envDefault:"60000" range:"1000..3600000" feature:"run_code" help:"wall-clock limit of one run_code program"`
+	RunCode          bool `env:"STEERABLE_RUN_CODE" envDefault:"false" feature:"run_code" help:"register run_code (model-written Python calling the other tools, under the sandbox); needs python3 >= 3.9 on PATH"`
+	RunCodeTimeoutMs int  `env:"STEERABLE_RUN_CODE_TIMEOUT_MS" envDefault:"60000" range:"1000..3600000" feature:"run_code" help:"wall-clock limit of one run_code program, nested calls included; then its process tree is killed"`
+	RunCodeMaxCalls  int  `env:"STEERABLE_RUN_CODE_MAX_CALLS" envDefault:"32" range:"1..1000" feature:"run_code" help:"nested tool calls one run_code program may make; the next is refused, and one more ends the program"`
+	RunCodeMaxResult int  `env:"STEERABLE_RUN_CODE_MAX_RESULT_BYTES" envDefault:"1048576" range:"1024..67108864" feature:"run_code" help:"largest return value of a run_code program, in bytes of JSON"`
 
 	// Plugins.
 	PluginDir             string `env:"STEERABLE_PLUGIN_DIR" feature:"plugins" help:"directory of plugins, loaded in filename order: executables (MCP servers over stdio) or NAME.json manifests; entries starting with _ or . are skipped"`
