@@ -6,6 +6,7 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
+	"steerable.dev/sidecar/internal/plugins/mcptest"
 	"steerable.dev/sidecar/internal/tools"
 )
 
@@ -17,8 +18,10 @@ func TestMain(m *testing.M) {
 		"steerable-sidecar": func() {
 			extraTools = func(d tools.Deps) []tools.Tool { return append(scriptTestTools(d), mcpTestTools(d)...) }
 			filesFault = scriptFilesFault(os.Getenv("SIDECAR_TEST_KILL_AT"))
+			compiledPlugins = scriptCompiledPlugins()
 			os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 		},
+		"mcp-test-server": func() { os.Exit(mcptest.Main(os.Args[1:])) },
 	})
 }
 

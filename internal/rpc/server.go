@@ -52,6 +52,8 @@ type Services struct {
 	// ReadState is the session's read state (read_state.seed/get); nil
 	// refuses those methods.
 	ReadState *readstate.Store
+	// Plugins answers plugin.*; nil means no plugin source is configured.
+	Plugins Plugins
 	// Sessions are bash_session's shells (session.list, session.close);
 	// nil refuses those methods.
 	Sessions *shellsession.Manager

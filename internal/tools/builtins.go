@@ -8,6 +8,7 @@ import (
 	"steerable.dev/sidecar/internal/codesearch"
 	"steerable.dev/sidecar/internal/files"
 	"steerable.dev/sidecar/internal/readstate"
+	"steerable.dev/sidecar/internal/runcode"
 	"steerable.dev/sidecar/internal/sandbox"
 	"steerable.dev/sidecar/internal/shellsession"
 	"steerable.dev/sidecar/internal/web"
@@ -48,6 +49,11 @@ type Deps struct {
 	// grep and glob's default ignore set (STEERABLE_SEARCH_IGNORE); nil:
 	// codesearch.DefaultIgnore.
 	SearchIgnore []string
+	// run_code (registered when RunCode, Dispatcher and the sandbox are
+	// set): the session's interpreter runtime, and the pipeline its nested
+	// calls go through.
+	RunCode    *runcode.Runtime
+	Dispatcher *Dispatcher
 }
 
 // Builtins is the explicit list of built-in tools, registered with source
@@ -81,6 +87,9 @@ func Builtins(d Deps) []Tool {
 	if d.Files != nil {
 		search := codesearch.New(d.Files, codesearch.Options{MaxFileBytes: d.FileMaxBytes, Ignore: d.SearchIgnore})
 		out = append(out, newGrep(search), newGlob(search))
+	}
+	if d.RunCode != nil && d.Dispatcher != nil && d.Sandbox != nil {
+		out = append(out, newRunCode(d))
 	}
 	return out
 }
