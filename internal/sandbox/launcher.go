@@ -35,6 +35,11 @@ const (
 	// leave the child's group reparent to it and are killed when the child
 	// ends. A SIGKILLed sidecar leaves them running.
 	LifetimeSubreaper Lifetime = "subreaper"
+	// LifetimeJob: every child runs in a Windows Job Object of its own
+	// with JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE; every process in it is
+	// killed when the child ends, and by Windows when the sidecar dies
+	// (its handle on the job closes).
+	LifetimeJob Lifetime = "job object"
 	// LifetimeGroup: only the child's process group is killed (no
 	// namespace, cgroup or subreaper here; macOS).
 	LifetimeGroup Lifetime = "process group"

@@ -56,6 +56,7 @@ func (s *Sandbox) lifetimeText() string {
 		LifetimePIDNamespace: "pid namespace (every process of a call dies with it: return, timeout, cancel, shutdown, and a SIGKILL of the sidecar)",
 		LifetimeCgroup:       "cgroup (every process of a call is killed when it ends; after a SIGKILL of the sidecar, at the next start)",
 		LifetimeSubreaper:    "subreaper (processes that leave a call's group are killed when it ends; a SIGKILLed sidecar leaves them running)",
+		LifetimeJob:          "job object (every process of a call dies with it: return, timeout, cancel, shutdown, and a kill of the sidecar)",
 		LifetimeGroup:        "process group (only the call's group is killed; processes that call setsid survive it)",
 	}[lt]
 	if lt != LifetimePIDNamespace && s.backend.Name() == "bwrap" {
