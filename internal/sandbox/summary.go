@@ -3,6 +3,7 @@ package sandbox
 import (
 	"fmt"
 	"os"
+	"runtime"
 	"strings"
 )
 
@@ -22,6 +23,12 @@ func (s *Sandbox) Summary() string {
 	}
 	if s.opts.UnixSockets && !s.policy.Network {
 		parts = append(parts, "UNIX sockets allowed (STEERABLE_SANDBOX_UNIX_SOCKETS=1)")
+	}
+	if runtime.GOOS == "windows" && s.backend.Name() == "none" {
+		parts = append(parts, "Windows has no sandbox backend: commands run with the sidecar's rights, each call in a job object that ends its whole tree")
+	}
+	if s.shellErr != nil {
+		parts = append(parts, "bash not registered: "+s.shellErr.Error())
 	}
 	parts = append(parts, s.opts.Notes...)
 	parts = append(parts, s.deny.notes...)
