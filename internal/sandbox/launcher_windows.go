@@ -51,7 +51,7 @@ type procSys struct {
 const killCode = 0x53544b4c
 
 func (l *launcher) start(la Launch, io childIO, lim Limits) (*Process, error) {
-	closeAll(la.Files)
+	defer closeAll(la.Files) // the child has its copies once started
 	switch {
 	case la.Confine != nil:
 		return nil, errors.New("thread confinement exists only on Linux")
