@@ -93,8 +93,9 @@
 // backend (bwrap runs inside it too, which closes bwrap's own start-up
 // window). Where no namespace can be made, a per-call cgroup and then a
 // child subreaper stand in (Lifetime says which holds; checks.sandbox
-// reports it). macOS kills only the process group (launcher_other.go; a
-// SIGKILLed sidecar leaves its children running there). On Windows each
+// reports it). macOS kills only the process group (launcher_other.go),
+// and a watchdog process started at boot kills the groups of the calls
+// running when the sidecar is SIGKILLed (watchdog.go). On Windows each
 // child starts suspended in a Job Object of its own with
 // JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE and the limits, so the whole tree
 // dies when the call ends and, by Windows, when the sidecar dies

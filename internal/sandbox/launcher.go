@@ -54,8 +54,9 @@ const escapeeMarker = "STEERABLE_SANDBOX_CALL"
 // doc, "Process lifetime") and keeps the live ones, so Close can end them.
 type launcher struct {
 	mode     launchMode
-	cgroups  *cgroups // nil: no cgroup could be created here
-	owner    string   // the session's owner tag (stale-resource cleanup)
+	cgroups  *cgroups  // nil: no cgroup could be created here
+	owner    string    // the session's owner tag (stale-resource cleanup)
+	watchdog *watchdog // kills the children if the sidecar dies (watchdog.go); nil where the kernel does
 	mu       sync.Mutex
 	live     map[*Process]struct{}
 	lastCall uint64

@@ -4,6 +4,7 @@ package sandbox
 
 import (
 	"errors"
+	"os"
 	"syscall"
 )
 
@@ -12,7 +13,8 @@ import (
 // and its process group is killed when the call ends, times out or is
 // cancelled, and at shutdown, EOF and SIGTERM (Sandbox.Close). A process
 // that leaves the group (setsid) survives the call, and a SIGKILLed
-// sidecar leaves its children running (LifetimeGroup; the README says so).
+// sidecar leaves its children running (LifetimeGroup; the README says so)
+// unless the watchdog (watchdog.go) is up, which then kills their groups.
 
 type launchMode struct{}
 
@@ -37,13 +39,22 @@ func (l *launcher) start(la Launch, io childIO, _ Limits) (*Process, error) {
 	}
 	p := &Process{cmd: cmd, done: make(chan struct{})}
 	l.track(p)
+	l.watchdog.add(p.Pid())
 	go func() {
 		p.err = cmd.Wait()
 		p.exit = exitOf(cmd.ProcessState)
+		l.watchdog.remove(p.Pid())
 		l.forget(p)
 		close(p.done)
 	}()
 	return p, nil
+}
+
+// startWatchdog starts the watchdog from the running binary, at boot.
+func (l *launcher) startWatchdog() {
+	if exe, err := os.Executable(); err == nil {
+		l.watchdog = startWatchdog(exe)
+	}
 }
 
 func (l *launcher) probeMode(launchMode) error { return nil }

@@ -219,3 +219,6 @@ func jobExit(state *os.ProcessState) Exit {
 func (l *launcher) probeMode(launchMode) error { return nil }
 
 func (l *launcher) killOrphans() {}
+
+// startWatchdog starts nothing: the Job Object ends a call's tree when the sidecar dies.
+func (l *launcher) startWatchdog() {}

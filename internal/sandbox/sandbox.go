@@ -124,6 +124,7 @@ func Open(ctx context.Context, opts Options) (*Sandbox, error) {
 		s.opts.Self = OpenSelf("steerable-sidecar")
 	}
 	s.shell, s.shellErr = findShell(opts.BashPath)
+	s.launcher.startWatchdog() // before any command runs (watchdog.go)
 	go s.selectBackend(ctx)
 	return s, nil
 }
@@ -293,6 +294,7 @@ func (s *Sandbox) Close() error {
 func (s *Sandbox) release() {
 	s.launcher.killAll()
 	s.launcher.killOrphans()
+	s.launcher.watchdog.close()
 	s.launcher.cgroups.close()
 	for _, b := range s.probed {
 		if l, ok := b.(Landlock); ok {

@@ -66,6 +66,9 @@ func (s *Sandbox) lifetimeText() string {
 		LifetimeJob:          "job object (every process of a call dies with it: return, timeout, cancel, shutdown, and a kill of the sidecar)",
 		LifetimeGroup:        "process group (only the call's group is killed; processes that call setsid survive it)",
 	}[lt]
+	if lt == LifetimeGroup && s.launcher.watchdog != nil {
+		text += "; a watchdog process kills the groups of the running calls if the sidecar is SIGKILLed"
+	}
 	if lt != LifetimePIDNamespace && s.backend.Name() == "bwrap" {
 		text = "bwrap's pid namespace (every process of a call dies with it; a sidecar SIGKILLed in the first milliseconds of a call can leave that call running), " + text
 	}
