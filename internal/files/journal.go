@@ -19,8 +19,9 @@ import (
 // directory in the journal directory of its workspace: a manifest of every
 // change (its staged file, the backup name of a file it deletes, digests of
 // the content before and after) and a copy of every file it replaces. The
-// manifest stays locked (flock; on Windows a lock file beside it) while the commit runs, so another sidecar
-// on the same workspace can tell a live commit from a dead one. After the
+// manifest stays locked (flock; on Windows a lock file beside it) while the
+// commit runs, so another sidecar on the same workspace can tell a live
+// commit from a dead one. After the
 // last rename the directory is renamed to mark the transaction done (the
 // atomic switch), the backups of deleted files are removed and the
 // directory goes. Recover, at the next start, rolls back every transaction
