@@ -2,11 +2,19 @@
 # A static steerable-sidecar on a minimal Debian base. The runtime image
 # carries what the tools execute: bubblewrap (the bwrap sandbox backend),
 # python3 (run_code), bash (the bash tool) and CA certificates (web tools).
+#
+#   docker build -t steerable-sidecar .
+#   docker run -i --rm --user "$(id -u):$(id -g)" -v "$PWD:/workspace" steerable-sidecar
+#
+# --user: the mounted folder keeps its host owner, so the sidecar must run
+# as that user to write it. Inside Docker's default seccomp profile
+# bubblewrap cannot create its namespaces; STEERABLE_SANDBOX=auto then
+# selects Landlock (README, "In a container").
 
 FROM golang:1.26-bookworm AS build
 WORKDIR /src
 # go.mod replaces a module with ./third_party: it must be there before the
-# download (a clean checkout failed here without it).
+# download (dockerfile_test.go checks that this stage downloads).
 COPY go.mod go.sum ./
 COPY third_party ./third_party
 RUN go mod download
@@ -22,9 +30,14 @@ FROM debian:bookworm-slim
 RUN apt-get update \
  && apt-get install -y --no-install-recommends bubblewrap python3 bash ca-certificates \
  && rm -rf /var/lib/apt/lists/* \
- && useradd --create-home --uid 10001 agent
+ && useradd --create-home --uid 10001 agent \
+ && mkdir -p /workspace \
+ && chmod 1777 /home/agent /workspace
 COPY --from=build /out/steerable-sidecar /usr/local/bin/steerable-sidecar
 USER agent
+# Any --user can keep its state here (HOME is / for a uid without a passwd
+# entry).
+ENV HOME=/home/agent
 WORKDIR /workspace
 # The host drives the sidecar over stdin/stdout: run with `docker run -i`.
 ENTRYPOINT ["steerable-sidecar"]

@@ -14,6 +14,7 @@ const (
 	CodeInternal       Code = -32603
 	CodeCancelled      Code = -32800
 	CodePolicyDenied   Code = -32002
+	CodeBusy           Code = -32003
 	CodePluginState    Code = -32010
 	CodePluginLoad     Code = -32011
 )
@@ -26,6 +27,7 @@ var kinds = map[Code]string{
 	CodeInternal:       "internal",
 	CodeCancelled:      "cancelled",
 	CodePolicyDenied:   "policy_denied",
+	CodeBusy:           "busy",
 	CodePluginState:    "plugin_state",
 	CodePluginLoad:     "plugin_load",
 }
@@ -82,6 +84,7 @@ var (
 	ErrInternal       = &Error{Code: CodeInternal, Message: "internal error"}
 	ErrCancelled      = &Error{Code: CodeCancelled, Message: "request cancelled"}
 	ErrPolicyDenied   = &Error{Code: CodePolicyDenied, Message: "policy denied"}
+	ErrBusy           = &Error{Code: CodeBusy, Message: "busy"}
 	ErrPluginState    = &Error{Code: CodePluginState, Message: "plugin state"}
 	ErrPluginLoad     = &Error{Code: CodePluginLoad, Message: "plugin load"}
 )

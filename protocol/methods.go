@@ -1,6 +1,9 @@
 package protocol
 
-import "encoding/json"
+import (
+	"encoding/json"
+	"strconv"
+)
 
 // Host → sidecar methods (SPEC §2).
 const (
@@ -201,6 +204,21 @@ type LifecycleReadyParams struct {
 	ProtocolVersion string     `json:"protocolVersion"`
 	PID             int        `json:"pid"`
 	ListenInfo      ListenInfo `json:"listenInfo"`
+}
+
+// AppendJSON implements JSONAppender: lifecycle.ready is the first frame of
+// every session, and encoding/json's first use of a type costs start-up
+// time.
+func (p LifecycleReadyParams) AppendJSON(b []byte) ([]byte, error) {
+	b = append(b, `{"version":`...)
+	b = AppendJSONString(b, p.Version)
+	b = append(b, `,"protocolVersion":`...)
+	b = AppendJSONString(b, p.ProtocolVersion)
+	b = append(b, `,"pid":`...)
+	b = strconv.AppendInt(b, int64(p.PID), 10)
+	b = append(b, `,"listenInfo":{"transport":`...)
+	b = AppendJSONString(b, p.ListenInfo.Transport)
+	return append(b, "}}"...), nil
 }
 
 // LifecycleShutdownParams are the params of lifecycle.shutdown.

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# Core figures (issue 2): start-up, ping round trips and throughput, idle RSS,
-# against a floor program, a bare echo loop and the reference MCP filesystem
-# server from npm.
+# Core figures (issues 2, 10, 12): start-up, ping round trips and throughput,
+# idle RSS, read_file of 4 KiB side by side, peak RSS under a request flood,
+# replies with a stderr nobody reads; against a floor program, a bare echo
+# loop (also answering with the sidecar's own Health bytes) and the
+# reference MCP filesystem server from npm.
 set -euo pipefail
 bindir="$BENCH_CACHE/bin"
 mkdir -p "$bindir"

@@ -13,6 +13,7 @@ import (
 
 	"steerable.dev/sidecar/internal/config"
 	"steerable.dev/sidecar/internal/files"
+	"steerable.dev/sidecar/internal/logsink"
 	"steerable.dev/sidecar/internal/readstate"
 	"steerable.dev/sidecar/internal/sandbox"
 	"steerable.dev/sidecar/internal/tools"
@@ -25,7 +26,7 @@ import (
 type app struct {
 	cfg        config.Config
 	log        zerolog.Logger
-	logOut     io.Writer // stderr behind the logger's lock, shared with the ready line
+	logs       *logsink.Sink // stderr behind the logger, shared with the ready line
 	registry   *tools.Registry
 	dispatcher *tools.Dispatcher
 	checks     map[string]protocol.Check
@@ -50,34 +51,52 @@ type bootError struct{ msg string }
 
 func (e *bootError) Error() string { return e.msg }
 
-// newLogger builds the stderr logger; stdout never carries logs.
-func newLogger(stderr io.Writer, level, format string) (zerolog.Logger, io.Writer, error) {
+// logTimeFormat is RFC 3339 with milliseconds: calls a few milliseconds
+// apart must be told apart in the log (the console format shows the same
+// resolution, parsed from this field).
+const logTimeFormat = "2006-01-02T15:04:05.000Z07:00"
+
+// logFlushWait bounds how long exit waits for queued log lines: a host that
+// never reads stderr must not keep the process alive.
+const logFlushWait = 300 * time.Millisecond
+
+// newLogger builds the stderr logger; stdout never carries logs. Lines go
+// through a logsink.Sink, so a host that never reads stderr loses log lines
+// (counted), never replies.
+func newLogger(stderr io.Writer, level, format string) (zerolog.Logger, *logsink.Sink, error) {
 	lvl, err := zerolog.ParseLevel(level)
 	if err != nil || level == "" {
 		return zerolog.Logger{}, nil, fmt.Errorf("--log-level %q: use trace, debug, info, warn or error", level)
 	}
-	out := zerolog.SyncWriter(stderr)
-	var w io.Writer
+	var render func(io.Writer) io.Writer
 	switch format {
 	case "json":
-		w = out
 	case "console":
-		w = zerolog.ConsoleWriter{Out: out, NoColor: true, TimeFormat: "15:04:05.000"}
+		render = func(w io.Writer) io.Writer {
+			return zerolog.ConsoleWriter{Out: w, NoColor: true, TimeFormat: "15:04:05.000"}
+		}
 	default:
 		return zerolog.Logger{}, nil, fmt.Errorf("--log-format %q: use json or console", format)
 	}
-	return zerolog.New(w).Level(lvl).With().Timestamp().Logger(), out, nil
+	zerolog.TimeFieldFormat = logTimeFormat
+	sink := logsink.New(stderr, logsink.DefaultLimit, render)
+	return zerolog.New(sink).Level(lvl).With().Timestamp().Logger(), sink, nil
 }
 
 // boot loads the configuration in the given posture and resolves the
 // workspace; the caller then builds the tools with its Host. strict: any
 // invalid variable is a bootError naming it; otherwise each problem is logged
 // and its feature degraded (SPEC §4.3).
-func boot(flags commonFlags, strict bool, stderr io.Writer) (*app, error) {
-	log, logOut, err := newLogger(stderr, flags.logLevel, flags.logFormat)
+func boot(flags commonFlags, strict bool, stderr io.Writer) (_ *app, err error) {
+	log, logs, err := newLogger(stderr, flags.logLevel, flags.logFormat)
 	if err != nil {
 		return nil, &bootError{err.Error()}
 	}
+	defer func() {
+		if err != nil {
+			logs.Close(logFlushWait) // what was logged comes before the caller's message
+		}
+	}()
 	cfg, problems := config.Load(config.Environ())
 	if strict && len(problems) > 0 {
 		var msgs []string
@@ -86,7 +105,7 @@ func boot(flags commonFlags, strict bool, stderr io.Writer) (*app, error) {
 		}
 		return nil, &bootError{"invalid configuration:\n  " + strings.Join(msgs, "\n  ")}
 	}
-	a := &app{cfg: cfg, log: log, logOut: logOut, checks: map[string]protocol.Check{}, strict: strict}
+	a := &app{cfg: cfg, log: log, logs: logs, checks: map[string]protocol.Check{}, strict: strict}
 	a.degrade(problems)
 	if flags.noWebTools {
 		a.cfg.Web.Disabled = "--no-web-tools"
@@ -231,13 +250,14 @@ func (a *app) healthChecks(settle bool) map[string]protocol.Check {
 	}
 	if a.sandbox != nil {
 		if settle {
+			a.sandbox.StartProbe() // serve starts it after ready; a ping may come first
 			<-a.sandbox.Selected()
 		}
 		select {
 		case <-a.sandbox.Selected():
 			out["sandbox"] = sandboxCheck(a.sandbox)
 		default:
-			out["sandbox"] = protocol.Check{Status: protocol.CheckWarn, Message: "probing sandbox backends (started at boot)"}
+			out["sandbox"] = protocol.Check{Status: protocol.CheckWarn, Message: "probing sandbox backends (they start once the sidecar is ready)"}
 		}
 	}
 	return out
@@ -289,4 +309,5 @@ func (a *app) close() {
 			a.log.Warn().Err(err).Msg("removing the session temp dir")
 		}
 	}
+	a.logs.Close(logFlushWait)
 }

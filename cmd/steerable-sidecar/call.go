@@ -38,8 +38,11 @@ func callCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	a, err := boot(common, true, stderr)
 	if err == nil {
+		a.probeSandbox()
 		a.askUser = prompt.NewTTY() // no host: ask_user prompts on the terminal
-		err = a.buildTools(tools.NoHost{})
+		if err = a.buildTools(tools.NoHost{}); err != nil {
+			a.close()
+		}
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "steerable-sidecar: %v\n", err)

@@ -23,7 +23,10 @@ func toolsCmd(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	}
 	a, err := boot(common, false, stderr)
 	if err == nil {
-		err = a.buildTools(tools.NoHost{})
+		a.probeSandbox()
+		if err = a.buildTools(tools.NoHost{}); err != nil {
+			a.close()
+		}
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "steerable-sidecar: %v\n", err)

@@ -1,12 +1,18 @@
 package main
 
 import (
+	"context"
+	"encoding/json"
 	"fmt"
 	"os"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
 	"steerable.dev/sidecar/internal/config"
+	"steerable.dev/sidecar/internal/tools"
+	"steerable.dev/sidecar/protocol"
 )
 
 // TestREADMEListsEveryVariable keeps the README's configuration table in
@@ -35,4 +41,50 @@ func readmeRow(v config.Var) string {
 		def = "unset"
 	}
 	return fmt.Sprintf("| `%s` | %s | %s | %s |", v.Name, def, v.Allowed(), v.Help)
+}
+
+// TestREADMEExamplesMatchTheBinary: the protocol walk-through shows what
+// this build answers with the default configuration — the number of tools
+// in system.ping and the suggestions for a misspelt tool — so a newcomer
+// who pastes the lines sees the same.
+func TestREADMEExamplesMatchTheBinary(t *testing.T) {
+	b, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	readme := string(b)
+	for _, v := range config.Vars() {
+		t.Setenv(v.Name, "") // restored when the test ends
+		os.Unsetenv(v.Name)  // the defaults, whatever this shell has set
+	}
+	a := bootForTest(t, false)
+	ping := regexp.MustCompile(`← \{"jsonrpc":"2.0","id":1,"result":\{"status":"ok","loadedTools":(\d+)`).FindStringSubmatch(readme)
+	if ping == nil {
+		t.Fatal("README has no system.ping reply with loadedTools")
+	}
+	if want := strconv.Itoa(a.registry.Len()); ping[1] != want {
+		t.Errorf("README's system.ping shows loadedTools %s; this build registers %s", ping[1], want)
+	}
+	sugg := regexp.MustCompile(`"suggestions":(\[[^\]]*\]),"unknownTool":"raed_file"`).FindStringSubmatch(readme)
+	if sugg == nil || sugg[1] == "" {
+		t.Fatal(`README has no raed_file reply with "suggestions":[…],"unknownTool":"raed_file"`)
+	}
+	res := a.dispatcher.Dispatch(context.Background(), tools.Invocation{ToolCall: protocol.ToolCall{Name: "raed_file", Arguments: json.RawMessage(`{}`)}})
+	got, _ := json.Marshal(res.Data["suggestions"])
+	if string(got) != sugg[1] {
+		t.Errorf("README's raed_file reply suggests %s; this build suggests %s", sugg[1], got)
+	}
+}
+
+// TestHelpDescribesRunCodeAsBuilt: --help must not promise that
+// STEERABLE_RUN_CODE registers run_code while this build has none.
+func TestHelpDescribesRunCodeAsBuilt(t *testing.T) {
+	t.Setenv("STEERABLE_RUN_CODE", "1")
+	a := bootForTest(t, false)
+	_, registered := a.registry.Lookup("run_code")
+	for _, v := range config.Vars() {
+		if v.Name == "STEERABLE_RUN_CODE" && !registered && strings.HasPrefix(v.Help, "register") {
+			t.Errorf("--help says %q, but STEERABLE_RUN_CODE=1 registers no run_code in this build", v.Help)
+		}
+	}
 }

@@ -26,6 +26,15 @@ func (a *app) openSandbox() error {
 	if names := sb.Scrubbed(); len(names) > 0 {
 		a.log.Debug().Strs("names", names).Msg("variables scrubbed from the environment of sandboxed commands (names only)")
 	}
+	return nil
+}
+
+// probeSandbox starts the backend selection, deferred by openSandbox so
+// that serve can start it after the ready marker (its forks would delay
+// ready), and logs its outcome when it is known.
+func (a *app) probeSandbox() {
+	sb := a.sandbox
+	sb.StartProbe()
 	go func() {
 		check := sandboxCheck(sb)
 		ev := a.log.Info()
@@ -35,7 +44,6 @@ func (a *app) openSandbox() error {
 		ev.Str("backend", sb.Info().Backend).Str("enforcement", string(sb.Info().Enforcement)).
 			Str("lifetime", string(sb.Lifetime())).Str("tempDir", sb.TempDir()).Msg(check.Message)
 	}()
-	return nil
 }
 
 // sandboxOptions turns the configuration into sandbox.Options; problems
@@ -53,7 +61,7 @@ func (a *app) sandboxOptions() (sandbox.Options, []string) {
 	}
 	return sandbox.Options{
 		Choice: c.Sandbox, Network: c.SandboxNetwork, UnixSockets: c.SandboxUnixSockets, Require: c.SandboxRequire,
-		Workspace: c.Workspace, TempParent: os.TempDir(), Environ: os.Environ(),
+		Workspace: c.Workspace, TempParent: os.TempDir(), Environ: os.Environ(), DeferProbe: true,
 		Env:       sandbox.EnvRules{Core: c.SandboxEnv == "core", Pass: c.SandboxEnvPass},
 		Deny:      sandbox.DenyOptions{Home: os.Getenv("HOME"), Extra: deny, Allow: allow, Root: os.Geteuid() == 0},
 		Limits:    sandbox.Limits{MaxProcs: c.SandboxMaxProcs, MaxMemoryBytes: int64(c.SandboxMaxMemoryMB) << 20},

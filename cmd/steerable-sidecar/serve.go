@@ -36,23 +36,26 @@ func serveCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	// bound to the connection when Serve starts.
 	host := rpc.NewPeer(a.log)
 	if err := a.buildTools(host); err != nil {
+		a.close()
 		fmt.Fprintf(stderr, "steerable-sidecar: %v\n", err)
 		return exitUsage
 	}
-	defer a.close()
 	srv, err := rpc.NewServer(rpc.Options{
 		Version: version, Framing: *framing,
 		MaxFrameBytes: a.cfg.MaxFrameBytes, MaxInflight: a.cfg.MaxInflight,
 		ShutdownGrace: time.Duration(a.cfg.ShutdownGraceMs) * time.Millisecond,
-		QuietReady:    *quiet, ReadyOut: a.logOut, Log: a.log,
+		QuietReady:    *quiet, Logs: a.logs, Log: a.log,
 	}, rpc.Services{
 		Registry: a.registry, Dispatcher: a.dispatcher, Checks: a.healthChecks,
 		HostTools: tools.NewHostTools(a.registry, host), ReadState: a.readState,
+		AfterReady: a.probeSandbox,
 	}, host)
 	if err != nil {
+		a.close()
 		fmt.Fprintf(stderr, "steerable-sidecar: %v\n", err)
 		return exitUsage
 	}
+	defer a.close()
 	stopSignals := onSignals(func() { srv.ShutdownNow(rpc.ReasonSignal) })
 	defer stopSignals()
 	if in, ok := stdin.(*os.File); ok {
@@ -67,7 +70,8 @@ func serveCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 
 // onSignals calls fn on SIGTERM or SIGINT. SIGPIPE is caught too, so a write
 // to a closed stdout returns EPIPE (and the server shuts down) instead of
-// killing the process before it can stop its children.
+// killing the process before it can stop its children, and a write to a
+// closed stderr only loses the line.
 func onSignals(fn func()) (stop func()) {
 	term := make(chan os.Signal, 1)
 	signal.Notify(term, syscall.SIGTERM, syscall.SIGINT)
@@ -87,7 +91,9 @@ func onSignals(fn func()) (stop func()) {
 	}()
 	return func() {
 		signal.Stop(term)
-		signal.Stop(pipe)
+		// SIGPIPE stays caught until the process exits: the last log lines
+		// and their flush come after this, and with a host that closed
+		// stderr an uncaught SIGPIPE kills the process (exit by signal).
 		close(done)
 	}
 }

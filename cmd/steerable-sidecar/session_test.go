@@ -4,8 +4,11 @@ package main
 // host: it starts the real binary, writes frames, and matches replies by id.
 //
 //	sidecar start [flags]     start `steerable-sidecar` with the script's env; wait for lifecycle.ready
+//	sidecar start-unread [flags]
+//	                          the same, with a stderr pipe nobody ever reads (a host that forgot it)
 //	send 'JSON'               write one raw line to its stdin
 //	rpc ID METHOD ['PARAMS']  send a request and print its reply (match it with `stdout`)
+//	calls N TOOL 'ARGS'       invoke TOOL N times, one call at a time; each must succeed; prints "N calls ok"
 //	await ID                  print the reply to an earlier `send` with that id
 //	notification METHOD       print the params of the next such notification
 //	reverse METHOD 'RESULT'   wait for a sidecar → host request, print its params, answer RESULT
@@ -69,6 +72,7 @@ var sessionCmds = map[string]func(ts *testscript.TestScript, neg bool, args []st
 	"sidecar":       cmdSidecar,
 	"send":          cmdSend,
 	"rpc":           cmdRPC,
+	"calls":         cmdCalls,
 	"await":         cmdAwait,
 	"notification":  cmdNotification,
 	"reverse":       cmdReverse,
@@ -82,12 +86,16 @@ func sess(ts *testscript.TestScript) *session { return ts.Value(sessionKey{}).(*
 
 func cmdSidecar(ts *testscript.TestScript, neg bool, args []string) {
 	if len(args) == 0 {
-		ts.Fatalf("usage: sidecar start|close|signal|wait|stderr")
+		ts.Fatalf("usage: sidecar start|start-unread|start-closed|close|signal|wait [within]|stderr")
 	}
 	s := sess(ts)
 	switch args[0] {
 	case "start":
-		s.start(ts, args[1:])
+		s.start(ts, args[1:], stderrRead)
+	case "start-unread":
+		s.start(ts, args[1:], stderrUnread)
+	case "start-closed":
+		s.start(ts, args[1:], stderrClosed)
 	case "close":
 		s.stdin.Close()
 	case "signal":
@@ -96,11 +104,17 @@ func cmdSidecar(ts *testscript.TestScript, neg bool, args []string) {
 			ts.Fatalf("unknown signal %q", args[1])
 		}
 		ts.Check(s.cmd.Process.Signal(sig))
-	case "wait":
+	case "wait": // sidecar wait [within]: exit within a bound (default waitTimeout)
+		within := waitTimeout
+		if len(args) > 1 {
+			d, err := time.ParseDuration(args[1])
+			ts.Check(err)
+			within = d
+		}
 		select {
 		case <-s.exited:
-		case <-time.After(waitTimeout):
-			ts.Fatalf("sidecar did not exit within %v", waitTimeout)
+		case <-time.After(within):
+			ts.Fatalf("sidecar did not exit within %v", within)
 		}
 		code := s.cmd.ProcessState.ExitCode()
 		fmt.Fprintf(ts.Stdout(), "exit %d\n", code)
@@ -144,7 +158,17 @@ func scriptEnv(ts *testscript.TestScript) []string {
 	return env
 }
 
-func (s *session) start(ts *testscript.TestScript, args []string) {
+// stderrMode is what the script's host does with the sidecar's stderr.
+type stderrMode int
+
+const (
+	stderrRead   stderrMode = iota // read into s.stderr
+	stderrUnread                   // a pipe never read: once full, every write blocks
+	stderrClosed                   // a pipe whose read end is closed: every write fails (EPIPE)
+)
+
+// start starts the sidecar with its stderr handled as mode says.
+func (s *session) start(ts *testscript.TestScript, args []string, mode stderrMode) {
 	s.cmd = exec.Command(lookPath(ts, ts.Getenv("PATH")), args...)
 	s.cmd.Dir = ts.Getenv("WORK")
 	s.cmd.Env = scriptEnv(ts)
@@ -162,9 +186,19 @@ func (s *session) start(ts *testscript.TestScript, args []string) {
 	s.mu.Unlock()
 	ts.Check(s.cmd.Start())
 	var readers sync.WaitGroup
-	readers.Add(2)
+	readers.Add(1)
 	go func() { defer readers.Done(); s.readFrames(stdout) }()
-	go func() { defer readers.Done(); s.readStderr(stderr) }()
+	switch mode {
+	case stderrRead:
+		readers.Add(1)
+		go func() { defer readers.Done(); s.readStderr(stderr) }()
+	case stderrClosed:
+		stderr.Close()
+	default:
+		// Held open and never read; closed when the script ends (the
+		// process is gone by then: Wait below reaps it).
+		ts.Defer(func() { stderr.Close() })
+	}
 	cmd, exited, changed := s.cmd, s.exited, s.changed // a later start replaces s's fields
 	go func() {
 		readers.Wait()
@@ -180,7 +214,7 @@ func (s *session) start(ts *testscript.TestScript, args []string) {
 		<-exited
 	})
 	s.next(ts, func(f map[string]json.RawMessage) bool { return methodOf(f) == "lifecycle.ready" && f["id"] == nil })
-	if !slices.Contains(args, "--quiet-ready") {
+	if mode == stderrRead && !slices.Contains(args, "--quiet-ready") {
 		s.waitStderr(ts, from, "__SIDECAR_READY__:")
 	}
 }
@@ -244,8 +278,20 @@ func (s *session) readStderr(r io.Reader) {
 // next removes and returns the first frame that match accepts, waiting for
 // it up to waitTimeout.
 func (s *session) next(ts *testscript.TestScript, match func(map[string]json.RawMessage) bool) map[string]json.RawMessage {
-	deadline := time.Now().Add(waitTimeout)
-	timer := time.AfterFunc(waitTimeout, func() { s.mu.Lock(); s.changed.Broadcast(); s.mu.Unlock() })
+	f := s.nextWithin(ts, waitTimeout, match)
+	if f == nil {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		ts.Fatalf("expected frame did not arrive within %v; unconsumed frames: %d", waitTimeout, len(s.frames))
+	}
+	return f
+}
+
+// nextWithin is next with its own bound; nil when the frame did not arrive
+// in time.
+func (s *session) nextWithin(ts *testscript.TestScript, wait time.Duration, match func(map[string]json.RawMessage) bool) map[string]json.RawMessage {
+	deadline := time.Now().Add(wait)
+	timer := time.AfterFunc(wait, func() { s.mu.Lock(); s.changed.Broadcast(); s.mu.Unlock() })
 	defer timer.Stop()
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -262,7 +308,7 @@ func (s *session) next(ts *testscript.TestScript, match func(map[string]json.Raw
 		default:
 		}
 		if time.Now().After(deadline) {
-			ts.Fatalf("expected frame did not arrive within %v; unconsumed frames: %d", waitTimeout, len(s.frames))
+			return nil
 		}
 		s.changed.Wait()
 	}
@@ -330,6 +376,34 @@ func cmdRPC(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	s.write(ts, line)
 	s.awaitReply(ts, args[0])
+}
+
+// cmdCalls invokes a tool N times in sequence, failing at the first call
+// that is not answered with success:true (naming how many were).
+func cmdCalls(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 3 {
+		ts.Fatalf("usage: calls N TOOL 'ARGS'")
+	}
+	n, err := strconv.Atoi(args[0])
+	ts.Check(err)
+	s := sess(ts)
+	for i := 1; i <= n; i++ {
+		id := fmt.Sprintf("call-%d", i)
+		s.write(ts, fmt.Sprintf(`{"jsonrpc":"2.0","id":%q,"method":"tool.invoke","params":{"name":%q,"arguments":%s}}`, id, args[1], args[2]))
+		f := s.nextWithin(ts, 5*time.Second, func(f map[string]json.RawMessage) bool {
+			return f["method"] == nil && compactEq(f["id"], strconv.Quote(id))
+		})
+		if f == nil {
+			ts.Fatalf("call %d of %d not answered within 5s: %d calls completed", i, n, i-1)
+		}
+		var res struct {
+			Success bool `json:"success"`
+		}
+		if json.Unmarshal(f["result"], &res) != nil || !res.Success {
+			ts.Fatalf("call %d of %d: %s", i, n, f["result"])
+		}
+	}
+	fmt.Fprintf(ts.Stdout(), "%d calls ok\n", n)
 }
 
 func cmdAwait(ts *testscript.TestScript, neg bool, args []string) {

@@ -29,7 +29,7 @@ type Config struct {
 	Workspace        string `env:"STEERABLE_WORKSPACE" feature:"core" help:"workspace root; paths resolve against it (default: --cwd, else the process cwd)"`
 	WorkspaceConfine bool   `env:"STEERABLE_WORKSPACE_CONFINE" envDefault:"true" feature:"files" help:"refuse paths that resolve outside the workspace (0 turns confinement off)"`
 	MaxFrameBytes    int    `env:"STEERABLE_MAX_FRAME_BYTES" envDefault:"16777216" range:"1024..1073741824" feature:"core" help:"largest incoming frame; a longer line is discarded and answered -32600"`
-	MaxInflight      int    `env:"STEERABLE_MAX_INFLIGHT" envDefault:"64" range:"1..4096" feature:"core" help:"requests running at once; excess requests wait"`
+	MaxInflight      int    `env:"STEERABLE_MAX_INFLIGHT" envDefault:"64" range:"1..4096" feature:"core" help:"tool calls running at once; as many again queue, then -32003 busy"`
 	ShutdownGraceMs  int    `env:"STEERABLE_SHUTDOWN_GRACE_MS" envDefault:"5000" range:"0..600000" feature:"core" help:"how long system.shutdown and EOF let in-flight calls finish before cancelling them"`
 	Approvals        string `env:"STEERABLE_APPROVALS" envDefault:"off" oneof:"off|host" feature:"core" help:"host: ask the host (approval.request) before local/destructive tools run without consentGranted"`
 
@@ -68,7 +68,7 @@ type Config struct {
 	AskUserTimeoutMs int `env:"STEERABLE_ASK_USER_TIMEOUT_MS" envDefault:"0" range:"0..86400000" feature:"ask_user" help:"bound on waiting for the person's answer (0 = wait)"`
 
 	// run_code.
-	RunCode          bool `env:"STEERABLE_RUN_CODE" envDefault:"false" feature:"run_code" help:"register run_code (model-written Python calling the other tools)"`
+	RunCode          bool `env:"STEERABLE_RUN_CODE" envDefault:"false" feature:"run_code" help:"reserved for run_code (model-written Python calling the other tools); this build has no run_code yet, so 1 only adds a checks.run_code warning"`
 	RunCodeTimeoutMs int  `env:"STEERABLE_RUN_CODE_TIMEOUT_MS" envDefault:"60000" range:"1000..3600000" feature:"run_code" help:"wall-clock limit of one run_code program"`
 
 	// Plugins.

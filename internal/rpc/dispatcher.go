@@ -7,151 +7,172 @@ import (
 	"errors"
 	"fmt"
 	"runtime/debug"
-	"strconv"
 	"sync"
-	"time"
+	"sync/atomic"
 
 	"github.com/rs/zerolog"
 	"github.com/santhosh-tekuri/jsonschema/v6"
-	"github.com/sourcegraph/jsonrpc2"
 
 	"steerable.dev/sidecar/protocol"
 )
 
-// dispatcher is the connection's jsonrpc2.Handler. The library calls Handle
-// on its read loop with the connection's context; the dispatcher gives each
-// request its own goroutine and its own cancellable context instead, so a
-// slow tool never blocks reading (cancellations, reverse-call replies), and
-// so $/cancelRequest and shutdown can cancel one request or all of them.
+// dispatcher runs the host's requests. The read loop hands it each request
+// in order; it admits the request (admit.go), and each admitted request runs
+// in its own goroutine with its own cancellable context, so a slow tool never
+// blocks reading (cancellations, reverse-call replies), and $/cancelRequest
+// and shutdown can cancel one request or all of them.
 type dispatcher struct {
 	srv     *Server
 	methods map[string]method
 	schemas *protocol.SchemaSet
-	sem     chan struct{} // in-flight cap (STEERABLE_MAX_INFLIGHT)
 	log     zerolog.Logger
+	limits  limits
 
 	mu       sync.Mutex
-	inflight map[jsonrpc2.ID]context.CancelCauseFunc
+	inflight map[string]*call // by id key: running or queued
+	running  int              // calls holding an in-flight slot
+	queue    []*call          // calls waiting for a slot, oldest first
+	queued   int              // bytes of the frames in queue
+	light    int              // running calls that need no slot
+	lightCap *sync.Cond       // signalled when light drops
 	draining bool
-	active   int           // request goroutines not yet finished
+	active   int           // admitted calls not yet finished
 	idle     chan struct{} // closed while active == 0
+	room     chan struct{} // a token whenever a slot or a queue place frees
+
+	work        chan *call    // hands a call to an idle worker
+	quit        chan struct{} // closed when Serve ends: idle workers exit
+	idleWorkers atomic.Int32
 }
 
-func newDispatcher(srv *Server, maxInflight int, log zerolog.Logger) *dispatcher {
-	return &dispatcher{
+// call is one admitted request.
+type call struct {
+	msg    message
+	m      method
+	known  bool
+	size   int // frame bytes, counted against the queue's bound
+	ctx    context.Context
+	cancel context.CancelCauseFunc
+	slot   bool // holds an in-flight slot
+}
+
+func newDispatcher(srv *Server, l limits, log zerolog.Logger) *dispatcher {
+	d := &dispatcher{
 		srv:      srv,
 		methods:  methodTable(),
 		schemas:  &protocol.SchemaSet{},
-		sem:      make(chan struct{}, maxInflight),
 		log:      log,
-		inflight: map[jsonrpc2.ID]context.CancelCauseFunc{},
+		limits:   l,
+		inflight: map[string]*call{},
 		idle:     closedChan(),
+		room:     make(chan struct{}, 1),
+		work:     make(chan *call),
+		quit:     make(chan struct{}),
+	}
+	d.lightCap = sync.NewCond(&d.mu)
+	return d
+}
+
+// start runs c in a goroutine of its own: an idle worker when there is one,
+// else a new one. Each call has the goroutine to itself while it runs;
+// reusing finished ones spares every request a new goroutine growing its
+// stack through the same encoding/json frames as the last.
+func (d *dispatcher) start(c *call) {
+	select {
+	case d.work <- c:
+	default:
+		go d.worker(c)
 	}
 }
 
-// Handle implements jsonrpc2.Handler. It runs on the read loop, so it only
-// registers the request and starts its goroutine; registering here (not in
-// the goroutine) is what lets a $/cancelRequest read right after the request
-// find it.
-func (d *dispatcher) Handle(_ context.Context, _ *jsonrpc2.Conn, req *jsonrpc2.Request) {
-	if req.Notif {
-		d.notification(req)
-		return
+func (d *dispatcher) worker(c *call) {
+	for {
+		d.serve(c)
+		// Keep as many as may run at once; GC shrinks the stacks of those
+		// that stay idle.
+		if d.idleWorkers.Add(1) > int32(d.limits.inflight+d.limits.light) {
+			d.idleWorkers.Add(-1)
+			return
+		}
+		select {
+		case c = <-d.work:
+			d.idleWorkers.Add(-1)
+		case <-d.quit:
+			return
+		}
 	}
-	m, known := d.methods[req.Method]
-	d.mu.Lock()
-	if _, dup := d.inflight[req.ID]; dup {
-		d.mu.Unlock()
-		d.reply(req, nil, protocol.Errorf(protocol.CodeInvalidRequest, "request id %s is already in flight; use a new id", req.ID))
-		return
-	}
-	if d.draining && !m.system {
-		d.mu.Unlock()
-		d.reply(req, nil, errCancelledByStop)
-		return
-	}
-	ctx, cancel := context.WithCancelCause(context.Background())
-	d.inflight[req.ID] = cancel
-	if d.active == 0 {
-		d.idle = make(chan struct{})
-	}
-	d.active++
-	d.mu.Unlock()
-	go d.serve(ctx, cancel, req, m, known)
 }
 
-func (d *dispatcher) serve(ctx context.Context, cancel context.CancelCauseFunc, req *jsonrpc2.Request, m method, known bool) {
+// stopWorkers ends the idle workers (Serve returns).
+func (d *dispatcher) stopWorkers() { close(d.quit) }
+
+// serve runs one call to its reply.
+func (d *dispatcher) serve(c *call) {
 	defer d.done()
-	defer cancel(nil)
+	defer c.cancel(nil)
 	var result any
 	var err error
 	switch {
-	case !known:
-		err = protocol.Errorf(protocol.CodeMethodNotFound, "method not found: %s", req.Method).WithData("method", req.Method)
-	case d.acquire(ctx, m):
-		result, err = d.call(ctx, req, m)
-		d.release(m)
+	case !c.known:
+		err = protocol.Errorf(protocol.CodeMethodNotFound, "method not found: %s", c.msg.method).WithData("method", c.msg.method)
+	case c.ctx.Err() == nil: // a queued call may have been cancelled before it got a slot
+		result, err = d.call(c.ctx, c.msg, c.m)
 	}
+	d.release(c)
 	var stop *protocol.Error
-	if cause := context.Cause(ctx); errors.As(cause, &stop) {
+	if cause := context.Cause(c.ctx); errors.As(cause, &stop) {
 		result, err = nil, stop
 	}
 	d.mu.Lock()
-	delete(d.inflight, req.ID)
+	delete(d.inflight, c.msg.id.key)
 	d.mu.Unlock()
-	d.reply(req, result, err)
-	if err == nil && m.afterReply != nil {
-		m.afterReply(d.srv)
+	d.reply(c.msg, result, err)
+	if err == nil && c.m.afterReply != nil {
+		c.m.afterReply(d.srv)
 	}
 }
 
-// acquire waits for an in-flight slot (system methods need none, so ping and
-// shutdown answer even when every slot is busy). It fails only when the
-// request is cancelled while it waits.
-func (d *dispatcher) acquire(ctx context.Context, m method) bool {
-	if m.system {
-		return true
-	}
-	select {
-	case d.sem <- struct{}{}:
-		return true
-	case <-ctx.Done():
-		return false
-	}
-}
-
-func (d *dispatcher) release(m method) {
-	if !m.system {
-		<-d.sem
-	}
-}
-
-// call validates the params against the method's schema and runs the
-// handler, turning a panic into -32603.
-func (d *dispatcher) call(ctx context.Context, req *jsonrpc2.Request, m method) (result any, err error) {
+// call validates and decodes the params, then runs the handler, turning a
+// panic into -32603.
+func (d *dispatcher) call(ctx context.Context, msg message, m method) (result any, err error) {
 	defer func() {
 		if p := recover(); p != nil {
-			d.log.Error().Str("method", req.Method).Str("panic", fmt.Sprint(p)).Bytes("stack", debug.Stack()).Msg("handler panicked")
-			result, err = nil, protocol.Errorf(protocol.CodeInternal, "internal error in %s (a bug, logged by the sidecar)", req.Method)
+			d.log.Error().Str("method", msg.method).Str("panic", fmt.Sprint(p)).Bytes("stack", debug.Stack()).Msg("handler panicked")
+			result, err = nil, protocol.Errorf(protocol.CodeInternal, "internal error in %s (a bug, logged by the sidecar)", msg.method)
 		}
 	}()
-	params := json.RawMessage(`{}`)
-	if req.Params != nil && !bytes.Equal(bytes.TrimSpace(*req.Params), []byte("null")) {
-		params = *req.Params
-	}
-	if err := d.validate(req.Method, m, params); err != nil {
+	p, err := d.params(msg.method, m, msg.params)
+	if err != nil {
 		return nil, err
 	}
-	return m.handle(ctx, d.srv, params)
+	return m.handle(ctx, d.srv, p)
+}
+
+// params checks params against the method's schema and decodes them: by the
+// method's fast path when it has one that accepts them, else by the schema
+// and then encoding/json. Absent or null params are {}.
+func (d *dispatcher) params(name string, m method, raw json.RawMessage) (any, error) {
+	if raw == nil {
+		raw = json.RawMessage(`{}`)
+	}
+	if m.fast != nil {
+		if p, ok := m.fast(raw); ok {
+			return p, nil
+		}
+	}
+	if m.params == "" {
+		if !isEmptyObject(raw) {
+			return nil, protocol.Errorf(protocol.CodeInvalidParams, "%s takes no params", name).WithData("errors", []string{"params must be absent, null or {}"})
+		}
+		return nil, nil
+	}
+	if err := d.validate(name, m, raw); err != nil {
+		return nil, err
+	}
+	return m.decode(raw)
 }
 
 func (d *dispatcher) validate(name string, m method, params json.RawMessage) error {
-	if m.params == "" {
-		if !bytes.Equal(bytes.Join(bytes.Fields(params), nil), []byte("{}")) {
-			return protocol.Errorf(protocol.CodeInvalidParams, "%s takes no params", name).WithData("errors", []string{"params must be absent, null or {}"})
-		}
-		return nil
-	}
 	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(params))
 	if err != nil {
 		return protocol.Errorf(protocol.CodeInvalidParams, "params do not decode: %v", err)
@@ -167,75 +188,62 @@ func (d *dispatcher) validate(name string, m method, params json.RawMessage) err
 	return nil
 }
 
-// reply writes the response frame straight to the stream, marshalled once:
-// the library's Conn.Reply would marshal the result, then the response,
-// then the message, compacting the same bytes three times.
-func (d *dispatcher) reply(req *jsonrpc2.Request, result any, err error) {
-	var b []byte
-	var mErr error
-	if err != nil {
-		we := toWire(err)
-		if we.Code == int64(protocol.CodeInternal) {
-			d.log.Error().Err(err).Str("method", req.Method).Msg("internal error")
+// isEmptyObject: raw (valid JSON) is {} with any whitespace inside.
+func isEmptyObject(raw []byte) bool {
+	raw = bytes.TrimSpace(raw)
+	return len(raw) >= 2 && raw[0] == '{' && len(bytes.TrimSpace(raw[1:len(raw)-1])) == 0 && raw[len(raw)-1] == '}'
+}
+
+// reply writes the response frame, marshalled once (reply.go).
+func (d *dispatcher) reply(msg message, result any, err error) {
+	buf := getFrameBuf()
+	b := *buf
+	if err == nil {
+		var mErr error
+		if b, mErr = appendResult(b[:0], msg.id.raw, result); mErr != nil {
+			d.log.Error().Err(mErr).Str("method", msg.method).Msg("reply does not marshal")
+			err = fmt.Errorf("reply does not marshal: %w", mErr)
 		}
-		b, mErr = json.Marshal(errorReply{JSONRPC: "2.0", ID: req.ID, Error: we})
-	} else {
-		b, mErr = json.Marshal(resultReply{JSONRPC: "2.0", ID: req.ID, Result: result})
 	}
-	if mErr != nil {
-		d.log.Error().Err(mErr).Str("method", req.Method).Msg("reply does not marshal")
-		b, _ = json.Marshal(errorReply{JSONRPC: "2.0", ID: req.ID, Error: toWire(fmt.Errorf("reply does not marshal: %w", mErr))})
+	if err != nil {
+		if toWire(err).Code == protocol.CodeInternal {
+			d.log.Error().Err(err).Str("method", msg.method).Msg("internal error")
+		}
+		b = appendError(b[:0], msg.id.raw, err)
 	}
 	if err := d.srv.st.writeFrame(b); err != nil {
-		d.log.Debug().Err(err).Str("method", req.Method).Msg("reply not sent")
+		d.log.Debug().Err(err).Str("method", msg.method).Msg("reply not sent")
 	}
+	putFrameBuf(buf, b)
 }
 
-type resultReply struct {
-	JSONRPC string      `json:"jsonrpc"`
-	ID      jsonrpc2.ID `json:"id"`
-	Result  any         `json:"result"`
-}
-
-type errorReply struct {
-	JSONRPC string          `json:"jsonrpc"`
-	ID      jsonrpc2.ID     `json:"id"`
-	Error   *jsonrpc2.Error `json:"error"`
+// replyNow answers a request that is not admitted, from the read loop.
+func (d *dispatcher) replyNow(msg message, err error) {
+	d.reply(msg, nil, err)
 }
 
 // notification handles the notifications a host may send. Unknown ones are
 // ignored (JSON-RPC never answers a notification).
-func (d *dispatcher) notification(req *jsonrpc2.Request) {
-	if req.Method != protocol.NotificationCancel {
-		d.log.Debug().Str("method", req.Method).Msg("notification ignored")
+func (d *dispatcher) notification(msg message) {
+	if msg.method != protocol.NotificationCancel {
+		d.log.Debug().Str("method", msg.method).Msg("notification ignored")
 		return
 	}
 	var p protocol.CancelParams
-	id, ok := jsonrpc2.ID{}, false
-	if req.Params != nil && json.Unmarshal(*req.Params, &p) == nil {
-		id, ok = parseID(p.ID)
-	}
-	if !ok {
+	if msg.params == nil || json.Unmarshal(msg.params, &p) != nil || len(p.ID) == 0 || !json.Valid(p.ID) || !validCancelID(p.ID) {
 		d.log.Warn().Msg("$/cancelRequest without a valid id ignored")
 		return
 	}
-	d.mu.Lock()
-	cancel, found := d.inflight[id]
-	d.mu.Unlock()
-	if !found {
+	id := newID(bytes.TrimSpace(p.ID))
+	if !d.cancel(id.key, errCancelledByHost) {
 		d.log.Debug().Str("id", id.String()).Msg("$/cancelRequest for a request not in flight ignored")
-		return
 	}
-	cancel(errCancelledByHost)
 }
 
-func parseID(raw json.RawMessage) (jsonrpc2.ID, bool) {
-	var s string
-	if json.Unmarshal(raw, &s) == nil {
-		return jsonrpc2.ID{Str: s, IsString: true}, true
-	}
-	n, err := strconv.ParseUint(string(bytes.TrimSpace(raw)), 10, 64)
-	return jsonrpc2.ID{Num: n}, err == nil
+// validCancelID: a cancel names an id a request can have (not null).
+func validCancelID(raw json.RawMessage) bool {
+	raw = bytes.TrimSpace(raw)
+	return len(raw) > 0 && string(raw) != "null" && validID(raw)
 }
 
 // stopAccepting makes every later non-system request fail with -32800.
@@ -245,12 +253,17 @@ func (d *dispatcher) stopAccepting() {
 	d.mu.Unlock()
 }
 
-// cancelAll cancels every in-flight request with cause.
+// cancelAll cancels every admitted request with cause; queued ones are
+// answered at once.
 func (d *dispatcher) cancelAll(cause error) {
 	d.mu.Lock()
-	defer d.mu.Unlock()
-	for _, cancel := range d.inflight {
-		cancel(cause)
+	keys := make([]string, 0, len(d.inflight))
+	for k := range d.inflight {
+		keys = append(keys, k)
+	}
+	d.mu.Unlock()
+	for _, k := range keys {
+		d.cancel(k, cause)
 	}
 }
 
@@ -262,23 +275,11 @@ func (d *dispatcher) done() {
 	}
 }
 
-// idleChan is closed once no request goroutine is running.
+// idleChan is closed once no admitted call is left.
 func (d *dispatcher) idleChan() <-chan struct{} {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	return d.idle
-}
-
-// wait waits up to timeout for every request goroutine to finish.
-func (d *dispatcher) wait(timeout time.Duration) bool {
-	t := time.NewTimer(timeout)
-	defer t.Stop()
-	select {
-	case <-d.idleChan():
-		return true
-	case <-t.C:
-		return false
-	}
 }
 
 func closedChan() chan struct{} {
@@ -286,5 +287,3 @@ func closedChan() chan struct{} {
 	close(c)
 	return c
 }
-
-var _ jsonrpc2.Handler = (*dispatcher)(nil)

@@ -3,48 +3,58 @@
 //
 // # Layers
 //
-// The connection is github.com/sourcegraph/jsonrpc2. Three things it does by
-// itself are wrong for a sidecar, and this package supplies the rest:
+//   - stream.go: framing. One compact JSON object per line (default) or LSP
+//     Content-Length headers (--framing=content-length). Oversized frames are
+//     discarded and answered; writes are serialised and group-committed (one
+//     write(2) for the frames queued meanwhile). stdout carries frames only;
+//     logs go to stderr.
+//   - frame.go, scan.go: each frame is read once. json.Valid checks it, then
+//     one scan of its top level finds the members (spans of the frame, never
+//     copied) and decides what it is: request, notification, response — or
+//     what to answer: not JSON (-32700), batches, non-objects, bad ids,
+//     non-string methods, scalar params (-32600). A host bug never ends the
+//     session; only the end of its input does.
+//   - conn.go: the read loop routes each frame; admit.go bounds what waiting
+//     requests may hold (a queue behind the in-flight cap, then the reader
+//     pauses, then -32003 busy).
+//   - dispatcher.go: each admitted request runs in its own goroutine with
+//     its own cancellable context, so a slow tool never blocks reading
+//     cancellations or reverse-call replies.
+//   - peer.go: the sidecar's own requests to the host.
 //
-//   - It closes the connection on any frame it cannot decode. Our stream
-//     (stream.go, frame.go) checks every frame first and answers what the
-//     library would choke on — not JSON (-32700), batches, non-objects,
-//     bad ids, oversized lines (-32600) — then reads the next frame. A host
-//     bug never kills the session.
-//   - It runs handlers on its read loop with the connection's context. The
-//     dispatcher (dispatcher.go) gives each request its own goroutine and
-//     its own cancellable context, under an in-flight cap, so a slow tool
-//     never blocks reading cancellations or reverse-call replies.
-//   - It closes on EOF. The stream holds EOF until the server has drained
-//     in-flight calls, so their replies still reach the host.
-//
-// # Framing
-//
-// One compact JSON object per line (default), or LSP Content-Length headers
-// (--framing=content-length), written with the library's header codec. stdout
-// carries frames only; logs go to stderr.
+// An earlier version ran on github.com/sourcegraph/jsonrpc2, which decoded
+// every frame twice more after our checks, closed the connection on any
+// frame it could not decode, ran handlers on its read loop and silently
+// ended nothing when a reply to our request was malformed; what was left of
+// it was the framing codec, so the connection is now this package's.
 //
 // # Requests
 //
-// Every method is in the table in methods.go. Params are validated against
-// the method's JSON Schema in protocol/schema (-32602 with data.errors
-// naming each JSON pointer), then decoded. A tool that runs and fails is a
+// Every method is in the table in methods.go. Params are checked against the
+// method's JSON Schema in protocol/schema (-32602 with data.errors naming
+// each JSON pointer), then decoded; tool.invoke, nearly every request, has a
+// fast path (params.go) that checks and decodes in one pass and defers to
+// the schema whenever it is unsure. A tool that runs and fails is a
 // ToolResult, never a JSON-RPC error: errors are for the envelope. toWire
 // (errors.go) is the one mapping from Go errors to wire errors; codes survive
-// %w wrapping because protocol.Error compares by code.
+// %w wrapping because protocol.Error compares by code. Replies are assembled
+// around one encoding/json pass over the result (reply.go).
 //
 // # Cancellation and shutdown
 //
-// $/cancelRequest {id} cancels that request's context; it is answered
-// -32800. system.shutdown and EOF stop accepting work, let in-flight calls
-// finish for STEERABLE_SHUTDOWN_GRACE_MS, cancel the rest, send
-// lifecycle.shutdown and return. system.shutdown_now and signals cancel
-// everything at once. A request id already in flight is refused with -32600.
+// $/cancelRequest {id} cancels that request's context (a queued one is
+// answered at once); it is answered -32800. system.shutdown and EOF stop
+// accepting work, let in-flight calls finish for STEERABLE_SHUTDOWN_GRACE_MS,
+// cancel the rest, send lifecycle.shutdown and return. system.shutdown_now
+// and signals cancel everything at once. A request id already in flight is
+// refused with -32600.
 //
 // # Reverse calls
 //
-// Peer (peer.go) sends the sidecar's own requests to the host with ids
-// "srv_N" and implements tools.Host. A reverse call ends with the host's
-// result, its error, tools.ErrHostGone (no host, EOF, write failure) or the
-// caller's context — never hangs.
+// Peer sends the sidecar's own requests to the host with ids "srv_N" and
+// implements tools.Host. A reverse call ends with the host's result, its
+// error, a malformed-reply error (any reply carrying its id ends it),
+// tools.ErrHostGone (no host, EOF, write failure) or the caller's context —
+// never hangs. A response that matches no pending call is logged at warn
+// with its id and dropped.
 package rpc

@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 
-	"github.com/sourcegraph/jsonrpc2"
-
 	"steerable.dev/sidecar/protocol"
 )
 
@@ -20,7 +18,7 @@ var (
 // *protocol.Error anywhere in the chain keeps its code, message and data;
 // context cancellation is -32800; anything else is a bug, -32603. data.kind
 // is always set.
-func toWire(err error) *jsonrpc2.Error {
+func toWire(err error) protocol.WireError {
 	var pe *protocol.Error
 	switch {
 	case errors.As(err, &pe):
@@ -29,25 +27,20 @@ func toWire(err error) *jsonrpc2.Error {
 	default:
 		pe = protocol.Errorf(protocol.CodeInternal, "internal error: %v", err)
 	}
-	data := map[string]any{}
+	data := make(map[string]any, len(pe.Data)+1)
 	for k, v := range pe.Data {
 		data[k] = v
 	}
 	data["kind"] = pe.Code.Kind()
-	raw, mErr := json.Marshal(data)
-	if mErr != nil {
-		raw = []byte(`{"kind":"` + pe.Code.Kind() + `"}`)
-	}
-	msg := json.RawMessage(raw)
-	return &jsonrpc2.Error{Code: int64(pe.Code), Message: pe.Message, Data: &msg}
+	return protocol.WireError{Code: pe.Code, Message: pe.Message, Data: data}
 }
 
 // fromWire turns a host's error reply into a *protocol.Error, so callers can
 // use errors.Is with the protocol sentinels.
-func fromWire(e *jsonrpc2.Error) *protocol.Error {
+func fromWire(e *wireError) *protocol.Error {
 	pe := &protocol.Error{Code: protocol.Code(e.Code), Message: e.Message}
-	if e.Data != nil {
-		_ = json.Unmarshal(*e.Data, &pe.Data)
+	if len(e.Data) > 0 {
+		_ = json.Unmarshal(e.Data, &pe.Data)
 	}
 	return pe
 }

@@ -9,8 +9,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"steerable.dev/sidecar/protocol"
+
 	"github.com/rs/zerolog"
-	"github.com/sourcegraph/jsonrpc2"
 
 	"steerable.dev/sidecar/internal/tools"
 )
@@ -30,17 +34,17 @@ var frameSeeds = []string{
 	`{"id":1}`, `null`, `"`, `{`, "\x00", `{"jsonrpc":"2.0","id":1.5,"ID":1,"method":"x"}`, `{"jsonrpc":"2.0","id":1,"method":"x","meta":5}`,
 }
 
-// FuzzCheckFrame: no input panics, and a rejected frame gets a reply that
-// is a one-line JSON-RPC error. (An accepted frame the library still cannot
-// decode — only possible with members that differ from "id" or "method" by
-// case alone — is answered by ReadObject; FuzzStream covers that path.)
+// FuzzCheckFrame: no input panics; an accepted frame agrees with what
+// encoding/json reads from it; a rejected frame gets a reply that is a
+// one-line JSON-RPC error.
 func FuzzCheckFrame(f *testing.F) {
 	for _, s := range frameSeeds {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
-		fe := checkFrame(b)
+		msg, fe := parseFrame(b)
 		if fe == nil {
+			checkAgainstDecoder(t, b, msg)
 			return
 		}
 		var reply map[string]json.RawMessage
@@ -103,12 +107,74 @@ func FuzzParams(f *testing.F) {
 		if !ok || !json.Valid(params) {
 			return
 		}
-		raw := json.RawMessage(params)
-		_, err := srv.d.call(context.Background(), &jsonrpc2.Request{Method: name, Params: &raw}, m)
+		_, err := srv.d.call(context.Background(), message{kind: kindRequest, method: name, params: orNil(params)}, m)
 		if err != nil {
 			if we := toWire(err); we.Code == -32603 {
 				t.Fatalf("%s(%s): internal error %v", name, params, err)
 			}
+		}
+	})
+}
+
+// checkAgainstDecoder: what parseFrame read from an accepted frame is what
+// encoding/json reads from it, member by exact name.
+func checkAgainstDecoder(t *testing.T, b []byte, msg message) {
+	t.Helper()
+	var members map[string]json.RawMessage
+	if err := json.Unmarshal(b, &members); err != nil {
+		t.Fatalf("accepted %q, which encoding/json refuses: %v", b, err)
+	}
+	var method string
+	if members["method"] != nil {
+		json.Unmarshal(members["method"], &method)
+	}
+	if method != msg.method {
+		t.Fatalf("%q: method %q, encoding/json reads %q", b, msg.method, method)
+	}
+	if got, want := string(msg.params), string(orNil(members["params"])); got != want {
+		t.Fatalf("%q: params %s, encoding/json reads %s", b, got, want)
+	}
+	if msg.kind != kindNotification && msg.kind != 0 && string(msg.id.raw) != string(members["id"]) {
+		t.Fatalf("%q: id %s, encoding/json reads %s", b, msg.id.raw, members["id"])
+	}
+}
+
+// FuzzToolInvokeFastPath: the fast path never accepts params that
+// tool.invoke.params.json refuses, and decodes what it accepts exactly as
+// encoding/json does.
+func FuzzToolInvokeFastPath(f *testing.F) {
+	for _, p := range []string{`{"name":"x","arguments":{}}`, `{"id":"c","name":"read_file","arguments":{"path":"a"},"consentGranted":true}`,
+		`{"name":"","arguments":{}}`, `{"name":"x","arguments":[]}`, `{"name":"x","arguments":{},"extra":1}`, `{"name":"x","name":"y","arguments":{}}`,
+		`{"NAME":"x","arguments":{}}`, `{"name":"\u0078","arguments":{"a":"\"}"}}`, `{"name":"x","arguments":{},"id":null}`, `{"name":"x\xff","arguments":{}}`,
+		`{"name":"x","arguments":{},"consentGranted":"true"}`, ` { "name" : "x" , "arguments" : { } } `} {
+		f.Add([]byte(p))
+	}
+	var schemas protocol.SchemaSet
+	sch, err := schemas.Get("tool.invoke.params.json")
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		if !json.Valid(raw) {
+			return
+		}
+		p, ok := fastToolInvoke(raw)
+		if !ok {
+			return
+		}
+		inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := sch.Validate(inst); err != nil {
+			t.Fatalf("fast path accepted %s, the schema refuses it: %v", raw, err)
+		}
+		var want protocol.ToolInvokeParams
+		if err := json.Unmarshal(raw, &want); err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(want, p); diff != "" {
+			t.Fatalf("fast path decoded %s differently (-encoding/json +fast):\n%s", raw, diff)
 		}
 	})
 }

@@ -53,6 +53,7 @@ type hostOpts struct {
 	search    bool // register tool_search over the registry
 	onReverse func(f frame) (any, *protocol.WireError)
 	readState *readstate.Store
+	limits    func(*limits) // adjusts the backpressure bounds before Serve
 }
 
 func startHost(t *testing.T, ho hostOpts) *testHost {
@@ -88,6 +89,9 @@ func startHost(t *testing.T, ho hostOpts) *testHost {
 	srv, err := NewServer(o, Services{Registry: reg, Dispatcher: tools.NewDispatcher(reg, approver, log), HostTools: tools.NewHostTools(reg, peer), ReadState: ho.readState}, peer)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if ho.limits != nil {
+		ho.limits(&srv.d.limits)
 	}
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()

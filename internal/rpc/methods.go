@@ -3,6 +3,8 @@ package rpc
 import (
 	"context"
 	"encoding/json"
+
+	"steerable.dev/sidecar/protocol"
 )
 
 // method is one entry of the method table.
@@ -10,7 +12,13 @@ type method struct {
 	// params names the schema in protocol/schema that the params must
 	// satisfy; "" means the method takes none.
 	params string
-	handle func(ctx context.Context, s *Server, params json.RawMessage) (any, error)
+	// fast, when set, reads params exactly as the schema accepts them and
+	// decodes them in the same pass; it answers false whenever it is not
+	// sure, and the schema then decides (and names what is wrong).
+	fast func(raw json.RawMessage) (any, bool)
+	// decode decodes params the schema has accepted.
+	decode func(raw json.RawMessage) (any, error)
+	handle func(ctx context.Context, s *Server, params any) (any, error)
 	// system methods bypass the in-flight cap and are still served while
 	// the sidecar shuts down.
 	system bool
@@ -21,30 +29,56 @@ type method struct {
 // methodTable is every host → sidecar method (SPEC §2), in one place.
 func methodTable() map[string]method {
 	return map[string]method{
-		"system.ping":         {handle: ping, system: true},
-		"system.shutdown":     {handle: shutdown, system: true, afterReply: func(s *Server) { s.beginShutdown(ReasonNormal) }},
-		"system.shutdown_now": {handle: shutdown, system: true, afterReply: func(s *Server) { s.ShutdownNow(ReasonShutdownNow) }},
-		"tool.list":           {params: "tool.list.params.json", handle: typed(toolList)},
-		"tool.invoke":         {params: "tool.invoke.params.json", handle: typed(toolInvoke)},
-		"host_tools.register": {params: "host_tools.register.params.json", handle: typed(hostToolsRegister)},
-		"plugin.list":         {handle: pluginList},
-		"plugin.enable":       {params: "plugin.params.json", handle: typed(pluginLifecycle)},
-		"plugin.disable":      {params: "plugin.params.json", handle: typed(pluginLifecycle)},
-		"plugin.unload":       {params: "plugin.params.json", handle: typed(pluginLifecycle)},
-		"plugin.reload":       {params: "plugin.params.json", handle: typed(pluginLifecycle)},
-		"read_state.seed":     {params: "read_state.seed.params.json", handle: typed(readStateSeed)},
-		"read_state.get":      {handle: readStateGet},
+		protocol.MethodPing:          system(noParams(ping), nil),
+		protocol.MethodShutdown:      system(noParams(shutdown), func(s *Server) { s.beginShutdown(ReasonNormal) }),
+		protocol.MethodShutdownNow:   system(noParams(shutdown), func(s *Server) { s.ShutdownNow(ReasonShutdownNow) }),
+		protocol.MethodToolList:      withParams("tool.list.params.json", nil, toolList),
+		protocol.MethodToolInvoke:    withParams("tool.invoke.params.json", fastToolInvoke, toolInvoke),
+		protocol.MethodHostToolsReg:  withParams("host_tools.register.params.json", nil, hostToolsRegister),
+		protocol.MethodPluginList:    noParams(pluginList),
+		protocol.MethodPluginEnable:  withParams("plugin.params.json", nil, pluginLifecycle),
+		protocol.MethodPluginDisable: withParams("plugin.params.json", nil, pluginLifecycle),
+		protocol.MethodPluginUnload:  withParams("plugin.params.json", nil, pluginLifecycle),
+		protocol.MethodPluginReload:  withParams("plugin.params.json", nil, pluginLifecycle),
+		protocol.MethodReadStateSeed: withParams("read_state.seed.params.json", nil, readStateSeed),
+		protocol.MethodReadStateGet:  noParams(readStateGet),
 	}
 }
 
-// typed adapts a handler with decoded params. The params were validated
-// against the method's schema already, so decoding cannot disagree with it.
-func typed[P any](fn func(ctx context.Context, s *Server, p P) (any, error)) func(context.Context, *Server, json.RawMessage) (any, error) {
-	return func(ctx context.Context, s *Server, raw json.RawMessage) (any, error) {
-		var p P
-		if err := json.Unmarshal(raw, &p); err != nil {
-			return nil, err
-		}
-		return fn(ctx, s, p)
+// knownMethods maps every method name to itself, so the frame reader can
+// reuse these strings instead of allocating one per frame.
+var knownMethods = func() map[string]string {
+	names := map[string]string{protocol.NotificationCancel: protocol.NotificationCancel}
+	for name := range methodTable() {
+		names[name] = name
 	}
+	return names
+}()
+
+func noParams(fn func(ctx context.Context, s *Server) (any, error)) method {
+	return method{handle: func(ctx context.Context, s *Server, _ any) (any, error) { return fn(ctx, s) }}
+}
+
+func system(m method, afterReply func(*Server)) method {
+	m.system, m.afterReply = true, afterReply
+	return m
+}
+
+// withParams is a method whose params are checked against schema and
+// decoded into P (by fast when it accepts them, else by encoding/json after
+// the schema has: the two cannot disagree).
+func withParams[P any](schema string, fast func(json.RawMessage) (P, bool), fn func(context.Context, *Server, P) (any, error)) method {
+	m := method{
+		params: schema,
+		decode: func(raw json.RawMessage) (any, error) {
+			var p P
+			err := json.Unmarshal(raw, &p)
+			return p, err
+		},
+		handle: func(ctx context.Context, s *Server, p any) (any, error) { return fn(ctx, s, p.(P)) },
+	}
+	if fast != nil {
+		m.fast = func(raw json.RawMessage) (any, bool) { return fast(raw) }
+	}
+	return m
 }

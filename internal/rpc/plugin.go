@@ -2,14 +2,13 @@ package rpc
 
 import (
 	"context"
-	"encoding/json"
 
 	"steerable.dev/sidecar/protocol"
 )
 
 // pluginList answers plugin.list. This build loads no plugins (cmd refuses
 // to start when a plugin source is configured), so the list is empty.
-func pluginList(context.Context, *Server, json.RawMessage) (any, error) {
+func pluginList(context.Context, *Server) (any, error) {
 	return protocol.PluginListResult{Plugins: []protocol.PluginRecord{}}, nil
 }
 

@@ -2,7 +2,6 @@ package rpc
 
 import (
 	"context"
-	"encoding/json"
 
 	"steerable.dev/sidecar/protocol"
 )
@@ -21,7 +20,7 @@ func readStateSeed(_ context.Context, s *Server, p protocol.ReadStateSeedParams)
 }
 
 // readStateGet answers read_state.get: every tracked path and its version.
-func readStateGet(_ context.Context, s *Server, _ json.RawMessage) (any, error) {
+func readStateGet(_ context.Context, s *Server) (any, error) {
 	if s.svc.ReadState == nil {
 		return nil, errNoReadState
 	}

@@ -3,17 +3,14 @@ package rpc
 import (
 	"bufio"
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strconv"
 	"strings"
 	"sync"
 
 	"github.com/rs/zerolog"
-	"github.com/sourcegraph/jsonrpc2"
 
 	"steerable.dev/sidecar/protocol"
 )
@@ -32,12 +29,9 @@ var (
 // maxHeaderLine bounds one Content-Length header line.
 const maxHeaderLine = 4096
 
-// stream is the jsonrpc2.ObjectStream under the connection. It supplies what
-// the library lacks (see doc.go): bad frames are answered here and skipped,
-// never returned as errors (which would close the connection); EOF is
-// reported to the server and then held until Close, so replies to in-flight
-// calls can still be written while the server drains; writes are serialised
-// and the first write error is reported once.
+// stream is the framing under the connection: it reads one frame at a time
+// (newline or Content-Length), discarding oversized ones, and writes frames
+// serialised, reporting the first write error once.
 type stream struct {
 	in       *bufio.Reader
 	inCloser io.Closer
@@ -60,10 +54,6 @@ type stream struct {
 	flushing bool
 	werr     error
 
-	started   chan struct{} // closed by start: nothing is read before lifecycle.ready
-	eof       chan struct{} // closed when the input ends
-	eofOnce   sync.Once
-	closed    chan struct{} // closed by Close
 	closeOnce sync.Once
 
 	onWriteError func(error)
@@ -76,9 +66,6 @@ func newStream(in io.Reader, out io.Writer, framing string, maxFrame int, log ze
 		framing:  framing,
 		maxFrame: maxFrame,
 		log:      log,
-		started:  make(chan struct{}),
-		eof:      make(chan struct{}),
-		closed:   make(chan struct{}),
 	}
 	if c, ok := in.(io.Closer); ok {
 		s.inCloser = c
@@ -87,51 +74,26 @@ func newStream(in io.Reader, out io.Writer, framing string, maxFrame int, log ze
 	return s
 }
 
-// start lets ReadObject begin; the server calls it once lifecycle.ready is
-// written, so that notification is always the first frame on stdout.
-func (s *stream) start() { close(s.started) }
-
-// ReadObject implements jsonrpc2.ObjectStream: it returns the next valid
-// frame, answering and skipping every invalid one.
-func (s *stream) ReadObject(v any) error {
-	select {
-	case <-s.started:
-	case <-s.closed:
-		return io.EOF
-	}
+// read returns the next frame's bytes (possibly blank), answering and
+// skipping frames that cannot be read whole: oversized ones and
+// Content-Length blocks without a length. Its error is the input's: the
+// connection ends there.
+func (s *stream) read() ([]byte, error) {
 	for {
 		frame, err := s.next()
 		switch {
 		case errors.Is(err, errFrameTooLarge):
 			s.reject(&frameError{nullID, protocol.CodeInvalidRequest,
 				fmt.Sprintf("frame exceeds STEERABLE_MAX_FRAME_BYTES (%d bytes) and was discarded", s.maxFrame)})
-			continue
 		case errors.Is(err, errBadHeader):
 			s.reject(&frameError{nullID, protocol.CodeInvalidRequest, errBadHeader.Error()})
-			continue
-		case err != nil:
-			if !errors.Is(err, io.EOF) && !errors.Is(err, os.ErrClosed) && !errors.Is(err, io.ErrClosedPipe) {
-				s.log.Warn().Err(err).Msg("reading stdin failed; treating it as end of input")
-			}
-			s.eofOnce.Do(func() { close(s.eof) })
-			<-s.closed
-			return io.EOF
+		default:
+			return frame, err
 		}
-		if len(bytes.TrimSpace(frame)) == 0 {
-			continue
-		}
-		if fe := checkFrame(frame); fe != nil {
-			s.reject(fe)
-			continue
-		}
-		if err := json.Unmarshal(frame, v); err != nil {
-			s.reject(&frameError{nullID, protocol.CodeInvalidRequest, fmt.Sprintf("invalid request: %v", err)})
-			continue
-		}
-		return nil
 	}
 }
 
+// reject answers a frame that cannot be served and logs it.
 func (s *stream) reject(fe *frameError) {
 	s.log.Warn().Int64("code", int64(fe.code)).Str("error", fe.msg).Msg("bad frame answered and skipped")
 	_ = s.writeFrame(errorFrame(fe))
@@ -240,21 +202,6 @@ func (s *stream) readLineLimited(limit int) (string, error) {
 	}
 }
 
-// WriteObject implements jsonrpc2.ObjectStream.
-func (s *stream) WriteObject(obj any) error {
-	var b []byte
-	var err error
-	if m, ok := obj.(json.Marshaler); ok {
-		b, err = m.MarshalJSON() // already compact; skip a second pass
-	} else {
-		b, err = json.Marshal(obj)
-	}
-	if err != nil {
-		return err
-	}
-	return s.writeFrame(b)
-}
-
 // writeFrame writes one compact JSON frame and returns once it is written
 // (or writing failed). json.Marshal never emits a raw newline, so a frame
 // is always exactly one line.
@@ -265,9 +212,10 @@ func (s *stream) writeFrame(b []byte) error {
 		return s.werr
 	}
 	if s.framing == FramingContentLength {
-		if err := (jsonrpc2.VSCodeObjectCodec{}).WriteObject(&s.pending, json.RawMessage(b)); err != nil {
-			return err
-		}
+		s.pending.WriteString("Content-Length: ")
+		s.pending.WriteString(strconv.Itoa(len(b)))
+		s.pending.WriteString("\r\n\r\n")
+		s.pending.Write(b)
 	} else {
 		s.pending.Write(b)
 		s.pending.WriteByte('\n')
@@ -310,16 +258,13 @@ func (s *stream) flush() {
 	s.flushing = false
 }
 
-// Close releases ReadObject (which then returns io.EOF) and closes the
-// input. Output is left open: the process is about to exit.
+// Close closes the input, which ends a read in progress. Output is left
+// open: the process is about to exit.
 func (s *stream) Close() error {
 	s.closeOnce.Do(func() {
-		close(s.closed)
 		if s.inCloser != nil {
 			s.inCloser.Close()
 		}
 	})
 	return nil
 }
-
-var _ jsonrpc2.ObjectStream = (*stream)(nil)

@@ -2,6 +2,7 @@ package rpc
 
 import (
 	"bufio"
+	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
@@ -97,13 +98,13 @@ func TestNewlineFramingEdgeCases(t *testing.T) {
 func TestToWireKeepsCodesThroughWrapping(t *testing.T) {
 	err := fmt.Errorf("outer: %w", fmt.Errorf("inner: %w", protocol.Errorf(protocol.CodePluginState, "plugin %q is disabled", "p").WithData("plugin", "p")))
 	we := toWire(err)
-	if we.Code != int64(protocol.CodePluginState) || we.Message != `plugin "p" is disabled` {
+	if we.Code != protocol.CodePluginState || we.Message != `plugin "p" is disabled` {
 		t.Errorf("wire = %+v", we)
 	}
-	if got := string(*we.Data); got != `{"kind":"plugin_state","plugin":"p"}` {
+	if got, _ := json.Marshal(we.Data); string(got) != `{"kind":"plugin_state","plugin":"p"}` {
 		t.Errorf("data = %s", got)
 	}
-	if we := toWire(fmt.Errorf("bug")); we.Code != int64(protocol.CodeInternal) {
+	if we := toWire(fmt.Errorf("bug")); we.Code != protocol.CodeInternal {
 		t.Errorf("plain error = %+v", we)
 	}
 }

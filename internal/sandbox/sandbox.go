@@ -28,6 +28,11 @@ type Options struct {
 	// Notes are configuration problems to report in Summary (a deny-list
 	// entry that was not a path).
 	Notes []string
+	// DeferProbe: Open does not start the selection; StartProbe does, or
+	// else the first method that needs its result. A server calls
+	// StartProbe once its ready marker is out, so the probe's forks do not
+	// compete with start-up for the CPU (about 1.5 ms here).
+	DeferProbe bool
 	// Backends, when set, replaces the platform's candidates for auto and
 	// the named lookups (tests).
 	Backends []Backend
@@ -75,16 +80,20 @@ type Attempt struct {
 // and child environment. Its methods are safe for concurrent use.
 //
 // The selection (launch mode, cgroups, backend probes) runs in the
-// background from Open on: start-up must not wait for it. Methods that
-// depend on it (Info, Unavailable, Summary, Start, Run) wait for it;
-// Selected says whether it is done.
+// background from Open (or, with DeferProbe, from StartProbe) on: start-up
+// must not wait for it. Methods that depend on it (Info, Unavailable,
+// Summary, Start, Run, Close) start it if need be and wait for it;
+// Selected says whether it is done (and starts nothing).
 type Sandbox struct {
 	opts     Options
 	policy   Policy
 	tmpDir   string
 	deny     denyList
 	launcher *launcher
-	selected chan struct{} // closed when the fields below are set
+
+	probeCtx  context.Context // the selection's, from Open
+	probeOnce sync.Once       // starts the selection
+	selected  chan struct{}   // closed when the fields below are set
 
 	backend     Backend
 	info        Info
@@ -99,9 +108,10 @@ type Sandbox struct {
 	shellErr    error
 }
 
-// Open creates the session temp dir and starts the selection: the
-// strongest launch mode that works here, the cgroups, and the backend —
-// with auto the first candidate whose probe (a real confined run) passes;
+// Open creates the session temp dir and starts the selection (unless
+// DeferProbe): the strongest launch mode that works here, the cgroups,
+// and the backend — with auto the first candidate whose probe (a real
+// confined run) passes;
 // with a name, that backend if its probe passes, else every child is
 // refused (ErrUnavailable: a named backend is never replaced by an
 // unconfined run). Under auto with none passing the children run
@@ -115,7 +125,7 @@ func Open(ctx context.Context, opts Options) (*Sandbox, error) {
 	roots := []string{opts.Workspace, tmp}
 	deny := resolveDenyList(opts.Deny, roots)
 	s := &Sandbox{
-		opts: opts, tmpDir: tmp, deny: deny, selected: make(chan struct{}),
+		opts: opts, tmpDir: tmp, deny: deny, probeCtx: ctx, selected: make(chan struct{}),
 		policy: Policy{WritableRoots: roots, Network: opts.Network, UnixSockets: opts.UnixSockets,
 			DenyRead: deny.paths, Limits: opts.Limits}.normalized(),
 		launcher: &launcher{owner: ownerTag()},
@@ -124,15 +134,28 @@ func Open(ctx context.Context, opts Options) (*Sandbox, error) {
 		s.opts.Self = OpenSelf("steerable-sidecar")
 	}
 	s.shell, s.shellErr = findShell(opts.BashPath)
-	s.launcher.startWatchdog() // before any command runs (watchdog.go)
-	go s.selectBackend(ctx)
+	if !opts.DeferProbe {
+		s.StartProbe()
+	}
 	return s, nil
+}
+
+// StartProbe starts the selection unless it has started.
+func (s *Sandbox) StartProbe() {
+	s.probeOnce.Do(func() { go s.selectBackend(s.probeCtx) })
+}
+
+// waitSelected starts the selection if need be and waits for it.
+func (s *Sandbox) waitSelected() {
+	s.StartProbe()
+	<-s.selected
 }
 
 // selectBackend picks the launch mode, opens the cgroups and probes the
 // candidates in order, keeping the first that passes.
 func (s *Sandbox) selectBackend(ctx context.Context) {
 	defer close(s.selected)
+	s.launcher.startWatchdog() // before any command (the probe's first) runs: watchdog.go
 	s.stale = RemoveStaleSessionDirs(s.opts.TempParent)
 	if s.opts.noCgroups {
 		s.cgroupErr = errors.New("left out")
@@ -189,7 +212,8 @@ func (s *Sandbox) named() bool {
 	return s.opts.Choice != "auto" && s.opts.Choice != "none" && s.opts.Choice != ""
 }
 
-// Selected is closed once the backend is selected.
+// Selected is closed once the backend is selected. It does not start a
+// deferred selection: a health check may look without causing the probe.
 func (s *Sandbox) Selected() <-chan struct{} { return s.selected }
 
 // candidates are the backends Open tries, in order (SPEC §4.2: auto tries
@@ -235,7 +259,7 @@ func modeSuffix(b Backend) string {
 
 // Info is what the session's children run under.
 func (s *Sandbox) Info() Info {
-	<-s.selected
+	s.waitSelected()
 	return s.info
 }
 
@@ -243,7 +267,7 @@ func (s *Sandbox) Info() Info {
 // the named backend does not work here, or none does and the sandbox is
 // required.
 func (s *Sandbox) Unavailable() bool {
-	<-s.selected
+	s.waitSelected()
 	return s.unavailable
 }
 
@@ -261,7 +285,7 @@ func (s *Sandbox) Policy() Policy { return s.policy }
 
 // Lifetime is the guarantee that ends a child's whole tree here.
 func (s *Sandbox) Lifetime() Lifetime {
-	<-s.selected
+	s.waitSelected()
 	return s.launcher.mode.lifetime(s.launcher.cgroups)
 }
 
@@ -286,7 +310,7 @@ func (s *Sandbox) Scrubbed() []string {
 // fallback, their escapees), then removes the session's cgroups and temp
 // dir.
 func (s *Sandbox) Close() error {
-	<-s.selected
+	s.waitSelected()
 	s.closeOnce.Do(s.release)
 	return removeTree(s.tmpDir)
 }

@@ -12,7 +12,7 @@ import (
 // limits in force and what enforces each; what is denied; the
 // configuration notes; and why each candidate was passed over.
 func (s *Sandbox) Summary() string {
-	<-s.selected
+	s.waitSelected()
 	parts := []string{fmt.Sprintf("backend %s, enforcement %s, network %s", s.info.Backend, s.info.Enforcement, onOff(s.info.Network))}
 	if m, ok := s.backend.(moder); ok {
 		parts = append(parts, "mode "+m.Mode())

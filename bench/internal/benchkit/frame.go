@@ -78,10 +78,30 @@ func (h header) kind() kind {
 	return orphan
 }
 
-// peek decodes the header of a line; ok is false for a line that is not a
-// JSON-RPC frame (stray output, which callers skip).
+// peek reads the header of a line; ok is false for a line that is not a
+// JSON-RPC frame (stray output, which callers skip). Only the top level is
+// scanned and only id and method are decoded: the other members — a result
+// may be most of a 100 kB line — are skipped, so the client's share of a
+// round trip does not grow with the reply (see scan.go).
 func peek(line []byte) (h header, ok bool) {
-	return h, json.Unmarshal(line, &h) == nil
+	ok = topMembers(line, func(key string, value []byte) bool {
+		switch key {
+		case "id":
+			if string(value) == "null" {
+				h.ID = nil
+				return true
+			}
+			n, err := strconv.Atoi(string(value))
+			h.ID = &n
+			return err == nil
+		case "method":
+			var m string
+			h.Method = &m
+			return json.Unmarshal(value, &m) == nil
+		}
+		return true
+	})
+	return h, ok
 }
 
 // message is a whole frame, decoded in one pass where the result is wanted.
