@@ -93,25 +93,7 @@ func TestContractSearchSchemas(t *testing.T) {
 		if !ok {
 			t.Fatalf("%s is not registered", name)
 		}
-		var schema struct {
-			Required   []string `json:"required"`
-			Properties map[string]struct {
-				Minimum, Maximum *int
-				Default          any
-			} `json:"properties"`
-		}
-		if err := json.Unmarshal(e.Desc.Parameters, &schema); err != nil {
-			t.Fatal(err)
-		}
-		if e.Desc.Mode != want.Mode || e.Desc.Exposure != want.Exposure {
-			t.Errorf("%s: %s/%s, contract %s/%s", name, e.Desc.Mode, e.Desc.Exposure, want.Mode, want.Exposure)
-		}
-		if diff := cmp.Diff(sorted(want.Input.Required), sorted(schema.Required)); diff != "" {
-			t.Errorf("%s: required (-contract +schema):\n%s", name, diff)
-		}
-		if diff := cmp.Diff(sorted(append(slices.Clone(want.Input.Required), want.Input.Optional...)), slices.Sorted(maps.Keys(schema.Properties))); diff != "" {
-			t.Errorf("%s: properties (-contract +schema):\n%s", name, diff)
-		}
+		schema := want.checkSurface(t, name, e.Desc)
 		l := schema.Properties["limit"]
 		if *l.Minimum != c.Limits.Minimum || *l.Maximum != c.Limits.Maximum || l.Default != float64(c.Limits.Default) {
 			t.Errorf("%s: limit %d..%d default %v", name, *l.Minimum, *l.Maximum, l.Default)

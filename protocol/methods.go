@@ -88,13 +88,40 @@ type PluginParams struct {
 	Name string `json:"name"`
 }
 
-// PluginRecord describes one plugin and its lifecycle state.
+// PluginRecord describes one plugin and its lifecycle state (SPEC §4.7).
 type PluginRecord struct {
-	Name   string   `json:"name"`
-	Source string   `json:"source"`
-	State  string   `json:"state"` // enabled | disabled | failed | unloaded
-	Tools  []string `json:"tools"`
-	Error  string   `json:"error,omitempty"`
+	Name string `json:"name"`
+	// Source is the kind of source that found it: installed, directory,
+	// compiled-in or remote.
+	Source string `json:"source"`
+	// Origin is where it came from: the config file, the plugin directory
+	// entry, or "compiled-in".
+	Origin string `json:"origin"`
+	State  string `json:"state"` // enabled | disabled | failed; unloaded only in plugin.unload's answer
+	// Tools are the names it registered, prefix included, in registration
+	// order; empty unless its tools are in the registry.
+	Tools      []string      `json:"tools"`
+	Reloadable bool          `json:"reloadable"`
+	Sandbox    PluginSandbox `json:"sandbox"`
+	Error      string        `json:"error,omitempty"` // why it failed, or why the last operation did
+}
+
+// Plugin states.
+const (
+	PluginEnabled  = "enabled"
+	PluginDisabled = "disabled"
+	PluginFailed   = "failed"
+	PluginUnloaded = "unloaded"
+)
+
+// PluginSandbox is what a plugin's process runs under: the layer-2 backend
+// and the plugin's own policy. OptOut marks the manifest's sandbox:"none".
+type PluginSandbox struct {
+	Backend     string   `json:"backend"` // bwrap | landlock | seatbelt | none | in-process
+	Enforcement string   `json:"enforcement"`
+	Network     bool     `json:"network"`
+	Writable    []string `json:"writable"`
+	OptOut      bool     `json:"optOut,omitempty"`
 }
 
 // PluginListResult is the result of plugin.list.
@@ -188,9 +215,10 @@ type WebSearchRequestResult struct {
 
 // ToolProgressParams are the params of the tool.progress notification.
 type ToolProgressParams struct {
-	CallID string `json:"callId"`
-	Stream string `json:"stream"` // stdout | stderr
-	Chunk  string `json:"chunk"`
+	CallID    string `json:"callId"`
+	SessionID string `json:"sessionId,omitempty"` // bash_session, write_stdin: the shell session
+	Stream    string `json:"stream"`              // stdout | stderr (a session's terminal: stdout)
+	Chunk     string `json:"chunk"`
 }
 
 // ListenInfo says how the sidecar is reached.

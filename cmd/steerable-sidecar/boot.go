@@ -14,8 +14,11 @@ import (
 	"steerable.dev/sidecar/internal/config"
 	"steerable.dev/sidecar/internal/files"
 	"steerable.dev/sidecar/internal/logsink"
+	"steerable.dev/sidecar/internal/plugins"
 	"steerable.dev/sidecar/internal/readstate"
+	"steerable.dev/sidecar/internal/runcode"
 	"steerable.dev/sidecar/internal/sandbox"
+	"steerable.dev/sidecar/internal/shellsession"
 	"steerable.dev/sidecar/internal/tools"
 	"steerable.dev/sidecar/internal/web"
 	"steerable.dev/sidecar/protocol"
@@ -36,6 +39,13 @@ type app struct {
 	webFetcher *web.Fetcher         // nil when the web pair is off
 	files      *files.Workspace     // the file tools' view of the workspace
 	readState  *readstate.Store     // the session's read state (read_state.seed/get)
+	plugins    *plugins.Manager     // nil when no plugin source is configured
+	// pluginGrace is how long each step of stopping the plugins at exit
+	// may take (serve sets 0 after shutdown_now or a signal).
+	pluginGrace time.Duration
+	runCode     *runcode.Runtime // nil when run_code is not configured
+
+	sessions *shellsession.Manager // bash_session's shells; nil when not registered
 }
 
 // extraTools is set only by the end-to-end test binary, to register tools
@@ -105,7 +115,7 @@ func boot(flags commonFlags, strict bool, stderr io.Writer) (_ *app, err error) 
 		}
 		return nil, &bootError{"invalid configuration:\n  " + strings.Join(msgs, "\n  ")}
 	}
-	a := &app{cfg: cfg, log: log, logs: logs, checks: map[string]protocol.Check{}, strict: strict}
+	a := &app{cfg: cfg, log: log, logs: logs, checks: map[string]protocol.Check{}, strict: strict, pluginGrace: pluginStopGrace}
 	a.degrade(problems)
 	if flags.noWebTools {
 		a.cfg.Web.Disabled = "--no-web-tools"
@@ -115,9 +125,6 @@ func boot(flags commonFlags, strict bool, stderr io.Writer) (_ *app, err error) 
 		return nil, &bootError{err.Error()}
 	}
 	a.cfg.Workspace = ws
-	if err := a.unsupported(); err != nil {
-		return nil, err
-	}
 	if err := a.openSandbox(); err != nil {
 		return nil, &bootError{err.Error()}
 	}
@@ -149,22 +156,6 @@ func (a *app) degrade(problems []config.Problem) {
 		a.cfg.Web.Disabled = "invalid configuration: " + strings.Join(web, "; ")
 		a.checks["web"] = protocol.Check{Status: protocol.CheckError, Message: "web tools not registered: " + strings.Join(web, "; ")}
 	}
-}
-
-// unsupported handles features SPEC names that this build does not
-// implement yet. A configured plugin source is a plugin that cannot load,
-// which SPEC §4.7 makes fatal at boot; run_code is simply not registered.
-func (a *app) unsupported() error {
-	for name, val := range map[string]string{"STEERABLE_PLUGIN_DIR": a.cfg.PluginDir, "STEERABLE_PLUGINS_CONFIG": a.cfg.PluginsConfig} {
-		if val != "" {
-			return &bootError{fmt.Sprintf("%s=%q: this build cannot load plugins yet; unset it", name, val)}
-		}
-	}
-	a.checks["plugins"] = protocol.Check{Status: protocol.CheckOK, Message: "no plugin sources configured"}
-	if a.cfg.RunCode {
-		a.checks["run_code"] = protocol.Check{Status: protocol.CheckWarn, Message: "STEERABLE_RUN_CODE=1 but this build has no run_code tool yet; not registered"}
-	}
-	return nil
 }
 
 // workspace resolves the workspace root: --cwd, else STEERABLE_WORKSPACE,
@@ -206,9 +197,17 @@ func (a *app) buildTools(host tools.Host) error {
 		Files: a.files, ReadState: a.readState, RequireReadBeforeWrite: a.cfg.RequireReadBeforeWrite, FileMaxBytes: a.cfg.FileMaxBytes,
 		SearchIgnore: a.cfg.SearchIgnore}
 	a.wireAskUser(&deps)
+	a.openSessions(&deps)
 	if err := a.buildWeb(&deps, host); err != nil {
 		return err
 	}
+	var approver tools.Approver
+	if a.cfg.Approvals == "host" {
+		approver = tools.HostApprover{Host: host}
+	}
+	a.dispatcher = tools.NewDispatcher(a.registry, approver, a.log)
+	deps.Dispatcher = a.dispatcher // run_code's nested calls
+	a.wireRunCode(&deps)
 	builtins := tools.Builtins(deps)
 	if extraTools != nil {
 		builtins = append(builtins, extraTools(deps)...)
@@ -216,12 +215,8 @@ func (a *app) buildTools(host tools.Host) error {
 	if err := a.registry.Register(protocol.SourceBuiltin, builtins...); err != nil {
 		panic("built-in tools: " + err.Error()) // a programming error, not a configuration one
 	}
-	var approver tools.Approver
-	if a.cfg.Approvals == "host" {
-		approver = tools.HostApprover{Host: host}
-	}
-	a.dispatcher = tools.NewDispatcher(a.registry, approver, a.log)
-	return nil
+	a.watchRunCode()
+	return a.loadPlugins(host)
 }
 
 // wireAskUser gives ask_user its handler (the host's ask_user.request unless
@@ -244,9 +239,12 @@ func (a *app) wireAskUser(deps *tools.Deps) {
 // checks still being established at boot (the sandbox probe); without, it
 // reports them as pending (the ready marker must not wait).
 func (a *app) healthChecks(settle bool) map[string]protocol.Check {
-	out := make(map[string]protocol.Check, len(a.checks)+1)
+	out := make(map[string]protocol.Check, len(a.checks)+2)
 	for k, v := range a.checks {
 		out[k] = v
+	}
+	if a.plugins != nil {
+		out["plugins"] = a.plugins.Check()
 	}
 	if a.sandbox != nil {
 		if settle {
@@ -259,6 +257,13 @@ func (a *app) healthChecks(settle bool) map[string]protocol.Check {
 		default:
 			out["sandbox"] = protocol.Check{Status: protocol.CheckWarn, Message: "probing sandbox backends (they start once the sidecar is ready)"}
 		}
+	}
+	if a.runCode != nil {
+		if settle {
+			a.runCode.Start() // as the sandbox probe: a ping may come before ready's
+			<-a.runCode.Checked()
+		}
+		out["run_code"] = runCodeCheck(a.runCode)
 	}
 	return out
 }
@@ -296,13 +301,18 @@ func (a *app) openFiles() error {
 	return nil
 }
 
-// close releases what boot acquired.
+// close releases what boot acquired; the plugins go first, their temp
+// dirs live in the sandbox's.
 func (a *app) close() {
+	a.closePlugins(a.pluginGrace)
 	if a.files != nil {
 		a.files.Close()
 	}
 	if a.webFetcher != nil {
 		a.webFetcher.Close()
+	}
+	if a.sessions != nil {
+		a.sessions.Close() // every shell and what it started, before the sandbox goes
 	}
 	if a.sandbox != nil {
 		if err := a.sandbox.Close(); err != nil {

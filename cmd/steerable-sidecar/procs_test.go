@@ -85,9 +85,11 @@ func serve(ts *testscript.TestScript, ln net.Listener) {
 	ts.Defer(func() { ln.Close() })
 }
 
-// scriptCondition adds [landlock] and [cgroups].
+// scriptCondition adds [landlock], [cgroups] and [mcpnpm].
 func scriptCondition(cond string) (bool, error) {
 	switch cond {
+	case "mcpnpm":
+		return npmServersInstalled(), nil
 	case "landlock":
 		abi, err := llsys.LandlockGetABIVersion()
 		return err == nil && abi > 0, nil

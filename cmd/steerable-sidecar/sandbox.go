@@ -35,6 +35,9 @@ func (a *app) openSandbox() error {
 func (a *app) probeSandbox() {
 	sb := a.sandbox
 	sb.StartProbe()
+	if a.runCode != nil {
+		a.runCode.Start() // finding python3 runs it in the sandbox
+	}
 	go func() {
 		check := sandboxCheck(sb)
 		ev := a.log.Info()

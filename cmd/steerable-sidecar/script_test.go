@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
+
+	"steerable.dev/sidecar/internal/plugins/mcptest"
 )
 
 // TestMain lets testscript run this test binary as the real
@@ -15,8 +17,10 @@ func TestMain(m *testing.M) {
 		"steerable-sidecar": func() {
 			extraTools = scriptTestTools
 			filesFault = scriptFilesFault(os.Getenv("SIDECAR_TEST_KILL_AT"))
+			compiledPlugins = scriptCompiledPlugins()
 			os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 		},
+		"mcp-test-server": func() { os.Exit(mcptest.Main(os.Args[1:])) },
 	})
 }
 

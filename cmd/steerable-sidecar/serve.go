@@ -47,7 +47,8 @@ func serveCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		QuietReady:    *quiet, Logs: a.logs, Log: a.log,
 	}, rpc.Services{
 		Registry: a.registry, Dispatcher: a.dispatcher, Checks: a.healthChecks,
-		HostTools: tools.NewHostTools(a.registry, host), ReadState: a.readState,
+		HostTools: tools.NewHostTools(a.registry, host), ReadState: a.readState, Sessions: a.sessions,
+		Plugins:    pluginService(a.plugins),
 		AfterReady: a.probeSandbox,
 	}, host)
 	if err != nil {
@@ -55,16 +56,22 @@ func serveCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "steerable-sidecar: %v\n", err)
 		return exitUsage
 	}
-	defer a.close()
 	stopSignals := onSignals(func() { srv.ShutdownNow(rpc.ReasonSignal) })
+	// Signals stay caught until close has ended every child: a SIGTERM
+	// that arrived during close (after an EOF) used to kill the process
+	// by its default action while a child was between fork and its
+	// parent-death signal, and that child outlived the sidecar.
 	defer stopSignals()
+	defer a.close()
 	if in, ok := stdin.(*os.File); ok {
 		stdin = pollable(in)
 	}
 	if out, ok := stdout.(*os.File); ok {
 		stdout = pollable(out)
 	}
-	srv.Serve(stdin, stdout)
+	if reason := srv.Serve(stdin, stdout); reason == rpc.ReasonShutdownNow || reason == rpc.ReasonSignal {
+		a.pluginGrace = 0 // "exits at once, after killing child processes"
+	}
 	return exitOK
 }
 

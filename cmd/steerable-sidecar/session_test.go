@@ -65,6 +65,7 @@ func setupSession(env *testscript.Env) error {
 	// The sidecar's state (the apply_patch journal) goes beside the
 	// script's work directory, never under testscript's HOME (/no-home).
 	env.Setenv("STEERABLE_STATE_DIR", env.WorkDir+".state")
+	env.Setenv("MCP_NODE_MODULES", npmModules())
 	return nil
 }
 
@@ -80,6 +81,10 @@ var sessionCmds = map[string]func(ts *testscript.TestScript, neg bool, args []st
 	"procs":         cmdProcs,
 	"listen":        cmdListen,
 	"reverse-quiet": cmdReverseQuiet,
+
+	"install-mcp-test-server": cmdInstallMCPTestServer,
+	"stderr-has":              cmdStderrHas,
+	"wait-tool":               cmdWaitTool,
 }
 
 func sess(ts *testscript.TestScript) *session { return ts.Value(sessionKey{}).(*session) }

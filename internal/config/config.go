@@ -48,7 +48,7 @@ type Config struct {
 	SandboxRequire     bool   `env:"STEERABLE_SANDBOX_REQUIRE" envDefault:"false" feature:"sandbox" help:"no working backend becomes the terminal error sandbox_unavailable instead of running unsandboxed"`
 	SidecarConfined    bool   `env:"STEERABLE_SIDECAR_CONFINED" envDefault:"false" feature:"sandbox" help:"the host already runs the sidecar under an OS sandbox (layer 1); run_code inherits it"`
 	BashMaxTimeoutMs   int    `env:"STEERABLE_BASH_MAX_TIMEOUT_MS" envDefault:"600000" range:"1000..86400000" feature:"sandbox" help:"ceiling for bash timeout_ms (the default per call is 120000)"`
-	BashMaxOutputBytes int    `env:"STEERABLE_BASH_MAX_OUTPUT_BYTES" envDefault:"1048576" range:"4096..268435456" feature:"sandbox" help:"bytes kept per output stream of bash (head and tail; the middle is elided)"`
+	BashMaxOutputBytes int    `env:"STEERABLE_BASH_MAX_OUTPUT_BYTES" envDefault:"1048576" range:"4096..268435456" feature:"sandbox" help:"bytes kept per output stream of bash and of run_code programs (head and tail; the middle is elided)"`
 
 	// Sandbox policy: deny-read, sockets, environment, per-call limits.
 	SandboxUnixSockets bool     `env:"STEERABLE_SANDBOX_UNIX_SOCKETS" envDefault:"false" feature:"sandbox" help:"with the network off, still let sandboxed commands create UNIX sockets (a local agent socket)"`
@@ -61,6 +61,11 @@ type Config struct {
 	BwrapPath          string   `env:"STEERABLE_BWRAP_PATH" feature:"sandbox" help:"bubblewrap binary (absolute path); default: the first of /usr/bin, /bin, /usr/local/bin that has it, never PATH"`
 	BashPath           string   `env:"STEERABLE_BASH_PATH" feature:"sandbox" help:"the shell bash runs (absolute path); default: bash on PATH, else sh; on Windows Git for Windows' or MSYS2's bash.exe (never WSL's)"`
 
+	// Shell sessions (bash_session, write_stdin).
+	SessionBufferBytes int `env:"STEERABLE_SESSION_BUFFER_BYTES" envDefault:"1048576" range:"4096..268435456" feature:"sessions" help:"text kept per shell session between reads; older output is dropped and the next read says how many bytes"`
+	MaxSessions        int `env:"STEERABLE_MAX_SESSIONS" envDefault:"8" range:"0..256" feature:"sessions" help:"shell sessions open at once (0 leaves bash_session and write_stdin unregistered)"`
+	SessionIdleMs      int `env:"STEERABLE_SESSION_IDLE_MS" envDefault:"1800000" range:"1000..86400000" feature:"sessions" help:"a shell session that goes this long without a call is ended (output does not count)"`
+
 	// Web tools (tools-spec "Bounds").
 	Web Web
 
@@ -68,12 +73,20 @@ type Config struct {
 	AskUserTimeoutMs int `env:"STEERABLE_ASK_USER_TIMEOUT_MS" envDefault:"0" range:"0..86400000" feature:"ask_user" help:"bound on waiting for the person's answer (0 = wait)"`
 
 	// run_code.
-	RunCode          bool `env:"STEERABLE_RUN_CODE" envDefault:"false" feature:"run_code" help:"reserved for run_code (model-written Python calling the other tools); this build has no run_code yet, so 1 only adds a checks.run_code warning"`
-	RunCodeTimeoutMs int  `env:"STEERABLE_RUN_CODE_TIMEOUT_MS" envDefault:"60000" range:"1000..3600000" feature:"run_code" help:"wall-clock limit of one run_code program"`
+	RunCode          bool `env:"STEERABLE_RUN_CODE" envDefault:"false" feature:"run_code" help:"register run_code (model-written Python calling the other tools, under the sandbox); needs python3 >= 3.9 on PATH"`
+	RunCodeTimeoutMs int  `env:"STEERABLE_RUN_CODE_TIMEOUT_MS" envDefault:"60000" range:"1000..3600000" feature:"run_code" help:"wall-clock limit of one run_code program, nested calls included; then its process tree is killed"`
+	RunCodeMaxCalls  int  `env:"STEERABLE_RUN_CODE_MAX_CALLS" envDefault:"32" range:"1..1000" feature:"run_code" help:"nested tool calls one run_code program may make; the next is refused, and one more ends the program"`
+	RunCodeMaxResult int  `env:"STEERABLE_RUN_CODE_MAX_RESULT_BYTES" envDefault:"1048576" range:"1024..67108864" feature:"run_code" help:"largest return value of a run_code program, in bytes of JSON"`
 
 	// Plugins.
-	PluginDir     string `env:"STEERABLE_PLUGIN_DIR" feature:"plugins" help:"directory of plugins: executables or NAME.json manifests {command, args, env}"`
-	PluginsConfig string `env:"STEERABLE_PLUGINS_CONFIG" feature:"plugins" help:"JSON file {\"plugins\": {NAME: {command, args, env}}} of installed plugins"`
+	PluginDir             string `env:"STEERABLE_PLUGIN_DIR" feature:"plugins" help:"directory of plugins, loaded in filename order: executables (MCP servers over stdio) or NAME.json manifests; entries starting with _ or . are skipped"`
+	PluginsConfig         string `env:"STEERABLE_PLUGINS_CONFIG" feature:"plugins" help:"JSON file of installed plugins {\"plugins\": {NAME: {command, args, env, cwd, toolPrefix, exposure, sandbox}}}; the mcpServers key of Claude Desktop and Cursor and the servers key of VS Code work too"`
+	PluginsDegrade        bool   `env:"STEERABLE_PLUGINS_DEGRADE" envDefault:"false" feature:"plugins" help:"a plugin that fails at boot is reported in checks.plugins and the others load, instead of exit 2"`
+	PluginStartTimeoutMs  int    `env:"STEERABLE_PLUGIN_START_TIMEOUT_MS" envDefault:"20000" range:"100..600000" feature:"plugins" help:"a plugin's process start to its tools listed (initialize and tools/list)"`
+	PluginCallTimeoutMs   int    `env:"STEERABLE_PLUGIN_CALL_TIMEOUT_MS" envDefault:"120000" range:"100..86400000" feature:"plugins" help:"one plugin tool call; then it is cancelled on the plugin (notifications/cancelled)"`
+	PluginMaxOutputBytes  int    `env:"STEERABLE_PLUGIN_MAX_OUTPUT_BYTES" envDefault:"1048576" range:"4096..268435456" feature:"plugins" help:"text (and structured content) kept per plugin tool result; longer text keeps its head and tail"`
+	PluginMaxMessageBytes int    `env:"STEERABLE_PLUGIN_MAX_MESSAGE_BYTES" envDefault:"16777216" range:"65536..1073741824" feature:"plugins" help:"largest message a plugin may send; a longer reply becomes a follow-up error, the plugin stays up"`
+	PluginMaxTools        int    `env:"STEERABLE_PLUGIN_MAX_TOOLS" envDefault:"2000" range:"1..100000" feature:"plugins" help:"tools one plugin may list; more fails its load"`
 }
 
 // Web holds the web tools' bounds, policy and provider (tools-spec "Web

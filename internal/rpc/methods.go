@@ -36,12 +36,14 @@ func methodTable() map[string]method {
 		protocol.MethodToolInvoke:    withParams("tool.invoke.params.json", fastToolInvoke, toolInvoke),
 		protocol.MethodHostToolsReg:  withParams("host_tools.register.params.json", nil, hostToolsRegister),
 		protocol.MethodPluginList:    noParams(pluginList),
-		protocol.MethodPluginEnable:  withParams("plugin.params.json", nil, pluginLifecycle),
-		protocol.MethodPluginDisable: withParams("plugin.params.json", nil, pluginLifecycle),
-		protocol.MethodPluginUnload:  withParams("plugin.params.json", nil, pluginLifecycle),
-		protocol.MethodPluginReload:  withParams("plugin.params.json", nil, pluginLifecycle),
+		protocol.MethodPluginEnable:  withParams("plugin.params.json", nil, pluginEnable),
+		protocol.MethodPluginDisable: withParams("plugin.params.json", nil, pluginDisable),
+		protocol.MethodPluginUnload:  withParams("plugin.params.json", nil, pluginUnload),
+		protocol.MethodPluginReload:  withParams("plugin.params.json", nil, pluginReload),
 		protocol.MethodReadStateSeed: withParams("read_state.seed.params.json", nil, readStateSeed),
 		protocol.MethodReadStateGet:  noParams(readStateGet),
+		protocol.MethodSessionList:   noParams(sessionList),
+		protocol.MethodSessionClose:  withParams("session.close.params.json", nil, sessionClose),
 	}
 }
 

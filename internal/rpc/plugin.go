@@ -6,14 +6,44 @@ import (
 	"steerable.dev/sidecar/protocol"
 )
 
-// pluginList answers plugin.list. This build loads no plugins (cmd refuses
-// to start when a plugin source is configured), so the list is empty.
-func pluginList(context.Context, *Server) (any, error) {
-	return protocol.PluginListResult{Plugins: []protocol.PluginRecord{}}, nil
+// Plugins is the plugin registry the plugin.* methods act on (SPEC §2,
+// §4.7). Lifecycle errors are *protocol.Error: plugin_state for an unknown
+// plugin or the wrong state, plugin_load for one that fails to start.
+type Plugins interface {
+	List() []protocol.PluginRecord
+	Enable(ctx context.Context, name string) (protocol.PluginRecord, error)
+	Disable(ctx context.Context, name string) (protocol.PluginRecord, error)
+	Unload(ctx context.Context, name string) (protocol.PluginRecord, error)
+	Reload(ctx context.Context, name string) (protocol.PluginRecord, error)
 }
 
-// pluginLifecycle answers plugin.enable/disable/unload/reload: with no
-// plugins loaded, every name is unknown (SPEC §2: plugin_state).
-func pluginLifecycle(_ context.Context, _ *Server, p protocol.PluginParams) (any, error) {
-	return nil, protocol.Errorf(protocol.CodePluginState, "unknown plugin %q: no plugins are loaded", p.Name).WithData("plugin", p.Name)
+// pluginList answers plugin.list: every plugin in load order (none when no
+// source is configured).
+func pluginList(_ context.Context, s *Server) (any, error) {
+	if s.svc.Plugins == nil {
+		return protocol.PluginListResult{Plugins: []protocol.PluginRecord{}}, nil
+	}
+	return protocol.PluginListResult{Plugins: s.svc.Plugins.List()}, nil
 }
+
+// pluginOp adapts one lifecycle operation: {name} → {plugin: record after
+// the operation}.
+func pluginOp(op func(Plugins, context.Context, string) (protocol.PluginRecord, error)) func(context.Context, *Server, protocol.PluginParams) (any, error) {
+	return func(ctx context.Context, s *Server, p protocol.PluginParams) (any, error) {
+		if s.svc.Plugins == nil {
+			return nil, protocol.Errorf(protocol.CodePluginState, "unknown plugin %q: no plugins are loaded (no plugin source is configured)", p.Name).WithData("plugin", p.Name)
+		}
+		rec, err := op(s.svc.Plugins, ctx, p.Name)
+		if err != nil {
+			return nil, err
+		}
+		return protocol.PluginResult{Plugin: rec}, nil
+	}
+}
+
+var (
+	pluginEnable  = pluginOp(Plugins.Enable)
+	pluginDisable = pluginOp(Plugins.Disable)
+	pluginUnload  = pluginOp(Plugins.Unload)
+	pluginReload  = pluginOp(Plugins.Reload)
+)

@@ -14,6 +14,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"steerable.dev/sidecar/internal/readstate"
+	"steerable.dev/sidecar/internal/shellsession"
 	"steerable.dev/sidecar/internal/tools"
 	"steerable.dev/sidecar/protocol"
 )
@@ -51,6 +52,11 @@ type Services struct {
 	// ReadState is the session's read state (read_state.seed/get); nil
 	// refuses those methods.
 	ReadState *readstate.Store
+	// Plugins answers plugin.*; nil means no plugin source is configured.
+	Plugins Plugins
+	// Sessions are bash_session's shells (session.list, session.close);
+	// nil refuses those methods.
+	Sessions *shellsession.Manager
 	// AfterReady, if set, starts what must not delay the ready marker
 	// (the sandbox probe); it runs once the marker and lifecycle.ready
 	// are out.

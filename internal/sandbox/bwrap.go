@@ -130,6 +130,9 @@ func (b Bwrap) args(cmd Cmd, p Policy, seccompFD int) []string {
 		args = append(args, "--ro-bind-try", k, k)
 	}
 	args = append(args, "--tmpfs", "/tmp")
+	for _, r := range p.ReadOnlyRoots {
+		args = append(args, "--ro-bind", r, r)
+	}
 	masks, remount := maskArgs(p.DenyRead)
 	args = append(args, masks...)
 	for _, r := range p.WritableRoots {

@@ -26,6 +26,10 @@ type Command struct {
 	// WithNetwork) so the deny list and the limits carry over. The backend
 	// stays the session's.
 	Policy *Policy
+	// Unconfined runs the child with backend none (a plugin whose manifest
+	// says sandbox:"none"): the sidecar's own rights, but the launcher's
+	// lifetime guarantee, the limits and the environment still apply.
+	Unconfined bool
 	// Stdin, Stdout and Stderr are caller-owned; nil means /dev/null (Run
 	// captures Stdout and Stderr itself and refuses them here). As with
 	// exec.Cmd, an *os.File is handed over as is; anything else is copied
@@ -39,6 +43,13 @@ type Command struct {
 	// session leader with it as its terminal, and it is Stdin — and Stdout
 	// and Stderr unless those are given. The caller keeps the leader end.
 	TTY *os.File
+	// Inherit skips the backend for this child: the host already confines
+	// the sidecar (STEERABLE_SIDECAR_CONFINED=1, layer 1) and a second
+	// sandbox cannot be applied inside it, so the child inherits the
+	// sidecar's boundary (run_code reports Inherited). The launcher's
+	// lifetime guarantee and limits, and Env, still apply; the session's
+	// backend being unavailable does not refuse it.
+	Inherit bool
 }
 
 // ErrNoCommand is returned for an empty Argv.
@@ -52,7 +63,8 @@ var errCaptured = errors.New("Run captures stdout and stderr itself; use Start f
 // sidecar (Close, or the kernel when the sidecar dies). ErrUnavailable
 // when the sandbox refuses every child.
 func (s *Sandbox) Start(c Command) (*Process, error) {
-	if s.Unavailable() {
+	backend := s.backendFor(c)
+	if backend == nil {
 		return nil, ErrUnavailable
 	}
 	if len(c.Argv) == 0 {
@@ -73,9 +85,25 @@ func (s *Sandbox) Start(c Command) (*Process, error) {
 	if c.Policy != nil {
 		p = c.Policy.normalized()
 	}
-	la, err := s.backend.Prepare(Cmd{Path: path, Args: c.Argv, Dir: c.Dir, Env: env, ExtraFiles: len(c.ExtraFiles)}, p)
+	la, err := backend.Prepare(Cmd{Path: path, Args: c.Argv, Dir: c.Dir, Env: env, ExtraFiles: len(c.ExtraFiles)}, p)
 	if err != nil {
 		return nil, err
 	}
 	return s.launcher.start(la, childIO{Stdin: c.Stdin, Stdout: c.Stdout, Stderr: c.Stderr, ExtraFiles: c.ExtraFiles, TTY: c.TTY}, p.Limits)
+}
+
+// backendFor is the backend that confines c: none for an inherited
+// confinement, else the session's (none for an unconfined child); nil when
+// the sandbox refuses every child.
+func (s *Sandbox) backendFor(c Command) Backend {
+	switch {
+	case c.Inherit:
+		<-s.selected // the launcher's mode and cgroups
+		return None{}
+	case s.Unavailable():
+		return nil
+	case c.Unconfined:
+		return None{}
+	}
+	return s.backend
 }

@@ -16,9 +16,11 @@ const (
 	// sidecar's environment minus credentials, or with
 	// STEERABLE_SANDBOX_ENV=core only the core set (EnvRules).
 	EnvScrubbed EnvPolicy = iota
-	// EnvAllowlist is run_code's policy (SPEC §4.6): only the variables an
-	// interpreter needs, plus PYTHONDONTWRITEBYTECODE=1. An allowlist,
-	// because Python code can reach os.environ whatever imports are blocked.
+	// EnvAllowlist is run_code's policy (SPEC §4.6, as amended by issue 13):
+	// only the variables an interpreter needs, plus
+	// PYTHONDONTWRITEBYTECODE=1. An allowlist, because Python code can
+	// reach os.environ whatever imports are blocked. PYTHONPATH is not on
+	// it: the interpreter's module path is never the sidecar's to pass on.
 	EnvAllowlist
 )
 
@@ -88,7 +90,7 @@ func hasUserinfo(value string) bool {
 // allowedNames and allowedPrefixes are run_code's allowlist.
 var (
 	coreNames       = []string{"PATH", "HOME", "USER", "LANG", "TERM", "TMPDIR", "SHELL"}
-	allowedNames    = []string{"PATH", "HOME", "TMPDIR", "TEMP", "TMP", "LANG", "PYTHONPATH", "SYSTEMROOT", "SYSTEMDRIVE"}
+	allowedNames    = []string{"PATH", "HOME", "TMPDIR", "TEMP", "TMP", "LANG", "SYSTEMROOT", "SYSTEMDRIVE"}
 	localePrefixes  = []string{"LC_"}
 	launcherPrivate = []string{escapeeMarker}
 )

@@ -57,8 +57,8 @@ func TestEnvRulesFilter(t *testing.T) {
 			[]string{"PATH=/bin", "HOME=/h", "LC_ALL=C", "LANG=en", "EDITOR=vi", "TMPDIR=/old", "TERM=xterm"},
 			[]string{"OPENAI_API_KEY", "PYTHONPATH", "GITHUB_TOKEN", "SSH_AUTH_SOCK"}},
 		{"run_code", EnvRules{}, EnvAllowlist,
-			[]string{"PATH=/bin", "HOME=/h", "LC_ALL=C", "LANG=en", "PYTHONPATH=/p", "TMPDIR=/old", "PYTHONDONTWRITEBYTECODE=1"},
-			[]string{"OPENAI_API_KEY", "EDITOR", "GITHUB_TOKEN", "SSH_AUTH_SOCK", "TERM"}},
+			[]string{"PATH=/bin", "HOME=/h", "LC_ALL=C", "LANG=en", "TMPDIR=/old", "PYTHONDONTWRITEBYTECODE=1"},
+			[]string{"OPENAI_API_KEY", "EDITOR", "PYTHONPATH", "GITHUB_TOKEN", "SSH_AUTH_SOCK", "TERM"}},
 	}
 	for _, tt := range tests {
 		kept, dropped := tt.rules.Filter(tt.policy, environ)

@@ -156,6 +156,15 @@ func (l *launcher) nextCall() uint64 {
 // the child is reaped.
 func (l *launcher) hold(p *Process, confine func() error, cg *callCgroup, lim Limits, started chan<- error) {
 	runtime.LockOSThread() // never unlocked (see start)
+	if unix.Gettid() == unix.Getpid() {
+		// The main thread: Go never retires it (a goroutine that ends
+		// locked to it wedges it instead), so it would stay confined for
+		// the life of the process. Hand over to a goroutine that cannot
+		// start on this thread while it is locked here.
+		go l.hold(p, confine, cg, lim, started)
+		runtime.UnlockOSThread()
+		return
+	}
 	if confine != nil {
 		if err := confine(); err != nil {
 			started <- fmt.Errorf("confining the command: %w", err)

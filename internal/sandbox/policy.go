@@ -16,6 +16,10 @@ type Policy struct {
 	// (the workspace and the session temp dir). Everything else is
 	// read-only, except the null-style devices.
 	WritableRoots []string
+	// ReadOnlyRoots are absolute directories the child reads but does not
+	// write, which a backend must not hide: bwrap binds them over its
+	// private /tmp (a workspace below /tmp). Every backend reads them anyway.
+	ReadOnlyRoots []string
 	// Network lets the child open IP sockets.
 	Network bool
 	// UnixSockets lets the child create AF_UNIX sockets (socket(2)) with
@@ -43,6 +47,15 @@ func (p Policy) WithWritable(dirs ...string) Policy {
 	return p.normalized()
 }
 
+// WithWritableOnly returns p writable only below dirs; its writable roots
+// become read-only roots, so they stay visible (run_code: the program
+// writes only its own temp dir, and the workspace through tools).
+func (p Policy) WithWritableOnly(dirs ...string) Policy {
+	p.ReadOnlyRoots = append(slices.Clone(p.ReadOnlyRoots), p.WritableRoots...)
+	p.WritableRoots = slices.Clone(dirs)
+	return p.normalized()
+}
+
 // WithNetwork returns p with the network on or off.
 func (p Policy) WithNetwork(on bool) Policy {
 	p.Network = on
@@ -61,7 +74,14 @@ func (p Policy) normalized() Policy {
 			deny = append(deny, d)
 		}
 	}
-	return Policy{WritableRoots: roots, Network: p.Network, UnixSockets: p.UnixSockets, DenyRead: deny, Limits: p.Limits}
+	var ro []string
+	for _, r := range cleanSorted(p.ReadOnlyRoots) {
+		if !within(roots, r) {
+			ro = append(ro, r)
+		}
+	}
+	slices.SortStableFunc(ro, func(a, b string) int { return len(a) - len(b) })
+	return Policy{WritableRoots: roots, ReadOnlyRoots: ro, Network: p.Network, UnixSockets: p.UnixSockets, DenyRead: deny, Limits: p.Limits}
 }
 
 // socketsDenied says whether the seccomp filter refuses socket(2): always

@@ -4,6 +4,7 @@ package sandbox
 
 import (
 	"bufio"
+	"context"
 	"io"
 	"os"
 	"path/filepath"
@@ -12,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	"golang.org/x/sys/unix"
 )
 
@@ -162,4 +164,92 @@ func readUntil(t *testing.T, f *os.File, want string) string {
 		}
 	}
 	return got.String()
+}
+
+// A plugin's sandbox:"none": the child runs with the sidecar's rights, yet
+// in the session's launcher — the init of a PID namespace of its own where
+// the kernel allows one, so its tree still dies with it.
+func TestStartUnconfined(t *testing.T) {
+	for _, name := range confining {
+		t.Run(name, func(t *testing.T) {
+			s := openSandbox(t, name, false)
+			outside := varTempDir(t)
+			res, err := s.Run(t.Context(), Command{Argv: []string{"bash", "-c", `echo x > "$1/f" && echo $$`, "bash", outside},
+				Dir: s.TempDir(), Unconfined: true}, RunOptions{Timeout: 10 * time.Second, MaxOutput: 1024})
+			if err != nil || res.ExitCode != 0 {
+				t.Fatalf("unconfined run: %v %+v", err, res)
+			}
+			if _, err := os.Stat(filepath.Join(outside, "f")); err != nil {
+				t.Errorf("the unconfined child could not write outside the roots: %v", err)
+			}
+			if s.Lifetime() == LifetimePIDNamespace && strings.TrimSpace(res.Stdout) != "1" {
+				t.Errorf("the unconfined child is pid %q, want the init of its own namespace", res.Stdout)
+			}
+			confined, _ := s.Run(t.Context(), Command{Argv: []string{"bash", "-c", `echo x > "$1/g"`, "bash", outside}, Dir: s.TempDir()}, RunOptions{})
+			if confined.ExitCode == 0 {
+				t.Error("the same command without Unconfined wrote outside the roots")
+			}
+		})
+	}
+}
+
+// run_code under STEERABLE_SIDECAR_CONFINED=1: the host confines the
+// sidecar, so an inherited child skips the backend — it is started even
+// when the named backend is unavailable, writes outside the roots (only
+// the host's layer 1 stops it), and still runs in the launcher's PID
+// namespace, so nothing it starts outlives it.
+func TestInheritSkipsTheBackendButKeepsTheLifetime(t *testing.T) {
+	s, err := Open(context.Background(), Options{Choice: "bwrap", Workspace: realTempDir(t), TempParent: realTempDir(t),
+		Backends: []Backend{NewBwrap("/nonexistent/bwrap")}, Environ: []string{"PATH=" + os.Getenv("PATH")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	outside := filepath.Join(varTempDir(t), "inherited")
+	c := Command{Argv: []string{"sh", "-c", `echo ok > "$1"; echo $$`, "sh", outside}, Dir: "/"}
+	if _, err := s.Run(context.Background(), c, RunOptions{MaxOutput: 64}); err != ErrUnavailable {
+		t.Fatalf("without Inherit: Run = %v, want ErrUnavailable", err)
+	}
+	c.Inherit = true
+	res, err := s.Run(context.Background(), c, RunOptions{MaxOutput: 64})
+	if err != nil || res.ExitCode != 0 {
+		t.Fatalf("with Inherit: %v %+v", err, res)
+	}
+	if b, _ := os.ReadFile(outside); string(b) != "ok\n" {
+		t.Errorf("the inherited child did not run unwrapped: %q", b)
+	}
+	if s.Lifetime() != LifetimePIDNamespace || strings.TrimSpace(res.Stdout) != "1" {
+		t.Errorf("the inherited child is pid %q under lifetime %q, want 1 in the launcher's PID namespace", res.Stdout, s.Lifetime())
+	}
+}
+
+// run_code's policy: writable only its own dir; the workspace (below /tmp
+// here, which bwrap replaces by a private tmpfs) stays readable but not
+// writable.
+func TestWithWritableOnlyKeepsTheOldRootsReadable(t *testing.T) {
+	for _, name := range confining {
+		t.Run(name, func(t *testing.T) {
+			s := openSandbox(t, name, false)
+			ws := s.Policy().WritableRoots[0]
+			if !strings.HasPrefix(ws, "/tmp/") {
+				t.Skipf("the workspace %s is not below /tmp", ws)
+			}
+			os.WriteFile(filepath.Join(ws, "in.txt"), []byte("seen"), 0o644)
+			own := filepath.Join(s.TempDir(), "own")
+			os.Mkdir(own, 0o700)
+			p := s.Policy().WithWritableOnly(own)
+			if diff := cmp.Diff([]string{own}, p.WritableRoots); diff != "" {
+				t.Errorf("writable roots (-want +got):\n%s", diff)
+			}
+			res, err := s.Run(context.Background(), Command{Argv: []string{"sh", "-c",
+				`cat in.txt; echo x > own-write 2>/dev/null && echo ws-written; echo y > "$1/f" && echo own-written`, "sh", own},
+				Dir: ws, Policy: &p}, RunOptions{MaxOutput: 4096})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Stdout != "seenown-written\n" {
+				t.Errorf("stdout %q (stderr %q), want the workspace read, not written, and the own dir written", res.Stdout, res.Stderr)
+			}
+		})
+	}
 }

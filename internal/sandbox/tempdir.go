@@ -72,3 +72,8 @@ func removeTree(dir string) error {
 	})
 	return os.RemoveAll(dir)
 }
+
+// RemoveTree removes dir like the session temp dir is removed: even when a
+// child left directories without write permission in it (run_code's
+// per-call dirs).
+func RemoveTree(dir string) error { return removeTree(dir) }

@@ -122,7 +122,7 @@ func bashResult(res sandbox.Result, timeout time.Duration, ceiling int, sb *sand
 	var r protocol.ToolResult
 	switch {
 	case res.Limit != "" && !res.Cancelled:
-		r = Followup("%s", limitMessage(res, sb.Policy().Limits))
+		r = Followup("%s", limitMessage("command", res.Limit, res.ExitCode, res.TimedOut, sb.Policy().Limits))
 	case res.TimedOut:
 		r = Followup("command timed out after %d ms; its process group was killed and the output captured so far is in data; "+
 			"make it finish sooner or pass a larger timeout_ms (at most %d)", timeout.Milliseconds(), ceiling)
@@ -139,16 +139,17 @@ func bashResult(res sandbox.Result, timeout time.Duration, ceiling int, sb *sand
 	return r
 }
 
-// limitMessage names the per-call limit a command hit and its variable
-// (a limit hit usually explains a timeout that follows it).
-func limitMessage(res sandbox.Result, lim sandbox.Limits) string {
-	msg := fmt.Sprintf("command hit the sandbox's limit of %d processes (STEERABLE_SANDBOX_MAX_PROCS): forks were refused (exit code %d); "+
-		"start fewer processes at once or ask the user to raise the limit", lim.MaxProcs, res.ExitCode)
-	if res.Limit == "memory" {
-		msg = fmt.Sprintf("command hit the sandbox's memory limit of %d MB (STEERABLE_SANDBOX_MAX_MEMORY_MB) and was killed (exit code %d); "+
-			"use less memory (smaller inputs, streaming) or ask the user to raise the limit", lim.MaxMemoryBytes>>20, res.ExitCode)
+// limitMessage names the per-call limit a child hit and its variable (a
+// limit hit usually explains a timeout that follows it); subject is what
+// ran ("command", "the program").
+func limitMessage(subject, limit string, exitCode int, timedOut bool, lim sandbox.Limits) string {
+	msg := fmt.Sprintf("%s hit the sandbox's limit of %d processes (STEERABLE_SANDBOX_MAX_PROCS): forks were refused (exit code %d); "+
+		"start fewer processes at once or ask the user to raise the limit", subject, lim.MaxProcs, exitCode)
+	if limit == "memory" {
+		msg = fmt.Sprintf("%s hit the sandbox's memory limit of %d MB (STEERABLE_SANDBOX_MAX_MEMORY_MB) and was killed (exit code %d); "+
+			"use less memory (smaller inputs, streaming) or ask the user to raise the limit", subject, lim.MaxMemoryBytes>>20, exitCode)
 	}
-	if res.TimedOut {
+	if timedOut {
 		msg += "; it then ran into its timeout and was killed"
 	}
 	return msg

@@ -36,7 +36,7 @@ func (n *notes) Notify(_ context.Context, method string, params any) error {
 	return nil
 }
 
-func bashDeps(t *testing.T, host Host, require bool, choice string) Deps {
+func bashDeps(t testing.TB, host Host, require bool, choice string) Deps {
 	t.Helper()
 	ws, _ := filepath.EvalSymlinks(t.TempDir())
 	os.Mkdir(filepath.Join(ws, "sub"), 0o755)

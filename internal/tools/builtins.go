@@ -8,7 +8,9 @@ import (
 	"steerable.dev/sidecar/internal/codesearch"
 	"steerable.dev/sidecar/internal/files"
 	"steerable.dev/sidecar/internal/readstate"
+	"steerable.dev/sidecar/internal/runcode"
 	"steerable.dev/sidecar/internal/sandbox"
+	"steerable.dev/sidecar/internal/shellsession"
 	"steerable.dev/sidecar/internal/web"
 )
 
@@ -23,6 +25,9 @@ type Deps struct {
 	Sandbox            *sandbox.Sandbox
 	BashMaxTimeoutMs   int
 	BashMaxOutputBytes int
+	// Sessions keeps bash_session's shells (nil leaves bash_session and
+	// write_stdin out); they run under Sandbox.
+	Sessions *shellsession.Manager
 	// Registry is the registry the built-ins join; tool_search searches
 	// its deferred tier (nil leaves tool_search out).
 	Registry       *Registry
@@ -44,6 +49,11 @@ type Deps struct {
 	// grep and glob's default ignore set (STEERABLE_SEARCH_IGNORE); nil:
 	// codesearch.DefaultIgnore.
 	SearchIgnore []string
+	// run_code (registered when RunCode, Dispatcher and the sandbox are
+	// set): the session's interpreter runtime, and the pipeline its nested
+	// calls go through.
+	RunCode    *runcode.Runtime
+	Dispatcher *Dispatcher
 }
 
 // Builtins is the explicit list of built-in tools, registered with source
@@ -55,6 +65,9 @@ func Builtins(d Deps) []Tool {
 		if _, err := sb.Shell(); err == nil { // else checks.sandbox says why
 			out = append(out, newBash(d))
 		}
+	}
+	if d.Sessions != nil && bashSandbox(d) != nil {
+		out = append(out, newBashSession(d), newWriteStdin(d))
 	}
 	if d.Registry != nil {
 		out = append(out, NewToolSearch(d.Registry))
@@ -76,6 +89,9 @@ func Builtins(d Deps) []Tool {
 	if d.Files != nil {
 		search := codesearch.New(d.Files, codesearch.Options{MaxFileBytes: d.FileMaxBytes, Ignore: d.SearchIgnore})
 		out = append(out, newGrep(search), newGlob(search))
+	}
+	if d.RunCode != nil && d.Dispatcher != nil && d.Sandbox != nil {
+		out = append(out, newRunCode(d))
 	}
 	return out
 }

@@ -22,8 +22,9 @@ const (
 
 // progress batches one call's output into tool.progress notifications.
 type progress struct {
-	host   Host
-	callID string
+	host      Host
+	callID    string
+	sessionID string // a shell session's output (bash_session, write_stdin)
 
 	mu      sync.Mutex
 	pending map[string]*progressBuf // by stream, in progressStreams order
@@ -57,6 +58,16 @@ func (p *progress) Write(stream string, chunk []byte) {
 	n := min(len(chunk), progressMaxChunk-len(b.buf))
 	b.buf = append(b.buf, chunk[:n]...)
 	b.dropped += int64(len(chunk) - n)
+}
+
+// WriteSession queues a chunk of a shell session's terminal output: a
+// terminal merges both streams, so it goes out as stdout with the
+// session's id.
+func (p *progress) WriteSession(sessionID string, chunk []byte) {
+	p.mu.Lock()
+	p.sessionID = sessionID
+	p.mu.Unlock()
+	p.Write("stdout", chunk)
 }
 
 func (p *progress) loop() {
@@ -94,10 +105,11 @@ func (p *progress) flush(final bool) {
 			text += fmt.Sprintf("\n...[%d bytes not streamed; the result keeps the head and tail]...\n", b.dropped)
 		}
 		b.buf, b.dropped = append(b.buf[:0:0], b.buf[len(chunk):]...), 0
+		session := p.sessionID
 		p.mu.Unlock()
 		if text != "" {
 			_ = p.host.Notify(context.Background(), protocol.NotificationProgress,
-				protocol.ToolProgressParams{CallID: p.callID, Stream: s, Chunk: text})
+				protocol.ToolProgressParams{CallID: p.callID, SessionID: session, Stream: s, Chunk: text})
 		}
 	}
 }

@@ -1,0 +1,105 @@
+package plugins
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"testing"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"steerable.dev/sidecar/internal/tools"
+	"steerable.dev/sidecar/protocol"
+)
+
+// idleProcess is a Process that is never started: registration only needs
+// its sandbox description.
+type idleProcess struct{}
+
+func (idleProcess) Stdin() io.WriteCloser           { return nil }
+func (idleProcess) Stdout() io.ReadCloser           { return nil }
+func (idleProcess) Stderr() io.ReadCloser           { return nil }
+func (idleProcess) Done() <-chan struct{}           { return nil }
+func (idleProcess) Exit() string                    { return "" }
+func (idleProcess) Stop(time.Duration)              {}
+func (idleProcess) Sandbox() protocol.PluginSandbox { return protocol.PluginSandbox{Backend: "none"} }
+
+// generated is what mcptest's -tools N lists.
+func generated(n int) []*mcp.Tool {
+	out := make([]*mcp.Tool, n)
+	for i := range out {
+		out[i] = &mcp.Tool{Name: fmt.Sprintf("gen_%d", i), Description: fmt.Sprintf("Generated tool number %d: look up record %d in the catalogue.", i, i),
+			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true},
+			InputSchema: map[string]any{"type": "object", "properties": map[string]any{
+				"id":    map[string]any{"type": "string", "description": "record id"},
+				"limit": map[string]any{"type": "integer", "minimum": 1, "maximum": 100},
+				"mode":  map[string]any{"enum": []any{"fast", "full"}},
+			}, "required": []any{"id"}}}
+	}
+	return out
+}
+
+// BenchmarkRegister500 is the registration of a 500-tool server alone:
+// descriptors built, schemas compiled, one atomic swap into the registry.
+func BenchmarkRegister500(b *testing.B) {
+	list := generated(500)
+	for b.Loop() {
+		reg := tools.NewRegistry()
+		m := &Manager{reg: reg, opts: Options{MaxOutputBytes: 1 << 20, CallTimeout: time.Second}}
+		p := &plugin{spec: Spec{Name: "many"}, m: m}
+		names, err := p.register(started{srv: &server{proc: idleProcess{}}, list: list}, nil)
+		if err != nil || len(names) != 500 {
+			b.Fatal(err)
+		}
+	}
+}
+
+func TestRegister500Lists500(t *testing.T) {
+	m := &Manager{reg: tools.NewRegistry(), opts: Options{MaxOutputBytes: 1 << 20, CallTimeout: time.Second}}
+	p := &plugin{spec: Spec{Name: "many"}, m: m}
+	names, err := p.register(started{srv: &server{proc: idleProcess{}}, list: generated(500)}, nil)
+	if err != nil || len(names) != 500 || m.reg.Len() != 500 || names[499] != "gen_499" {
+		t.Fatalf("%d names, %v", len(names), err)
+	}
+}
+
+// BenchmarkCallThroughDispatcher is one plugin tool call through the
+// dispatch pipeline, in process: what the sidecar adds to tools/call,
+// without the host's pipe.
+func BenchmarkCallThroughDispatcher(b *testing.B) {
+	f := newFixture(b, "")
+	if err := f.m.Load(context.Background(), specs{testServer(b, "t", "-read-file=false")}); err != nil {
+		b.Fatal(err)
+	}
+	d := tools.NewDispatcher(f.reg, nil, zerolog.Nop())
+	inv := tools.Invocation{ToolCall: protocol.ToolCall{ID: "c", Name: "echo", Arguments: json.RawMessage(`{"text":"x"}`)}}
+	for b.Loop() {
+		if res := d.Dispatch(context.Background(), inv); !res.Success {
+			b.Fatal(res)
+		}
+	}
+}
+
+// BenchmarkCallDirect is the same call with the SDK client straight to the
+// server: the reference of BenchmarkCallThroughDispatcher.
+func BenchmarkCallDirect(b *testing.B) {
+	cmd := exec.Command(serverExe, "-read-file=false")
+	cmd.Env = append(os.Environ(), serverEnv+"=1")
+	c := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1"}, &mcp.ClientOptions{Capabilities: &mcp.ClientCapabilities{}})
+	cs, err := c.Connect(context.Background(), &mcp.CommandTransport{Command: cmd}, &mcp.ClientSessionOptions{ProtocolVersion: mcpVersion})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer cs.Close()
+	for b.Loop() {
+		if _, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "echo", Arguments: json.RawMessage(`{"text":"x"}`)}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
