@@ -9,7 +9,6 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -126,25 +125,16 @@ func timeRuns(n int, f func() error) []time.Duration {
 // sidecar is a live `serve` process driven over stdio, in a scratch
 // directory of its own.
 type sidecar struct {
-	p      *benchkit.Proc
-	dir    string
+	p      *benchkit.Sidecar
 	health map[string]any // the system.ping result taken at the start
 }
 
 func startSidecar(bin, backend string) (*sidecar, error) {
-	dir, err := os.MkdirTemp("", "bench-bash-")
+	p, err := benchkit.StartSidecar(bin, "bash", "STEERABLE_SANDBOX="+backend)
 	if err != nil {
 		return nil, err
 	}
-	cmd := exec.Command(bin, "--quiet-ready", "--log-level", "error")
-	cmd.Env = append(os.Environ(), "STEERABLE_SANDBOX="+backend)
-	cmd.Dir = dir
-	p, err := benchkit.Start(cmd)
-	if err != nil {
-		os.RemoveAll(dir)
-		return nil, err
-	}
-	s := &sidecar{p: p, dir: dir}
+	s := &sidecar{p: p}
 	raw, err := p.Call("system.ping", map[string]any{})
 	if err == nil {
 		err = json.Unmarshal(raw, &s.health)
@@ -183,7 +173,4 @@ func (s *sidecar) call(args string) (string, error) {
 	return data.Stdout, nil
 }
 
-func (s *sidecar) close() {
-	s.p.Close()
-	os.RemoveAll(s.dir)
-}
+func (s *sidecar) close() { s.p.Close() }

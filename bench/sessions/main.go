@@ -20,8 +20,6 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"time"
 
@@ -138,24 +136,15 @@ func timed(f func() error) (time.Duration, error) {
 
 // sidecar is a live `serve` with one backend, in a scratch workspace.
 type sidecar struct {
-	p   *benchkit.Proc
-	dir string
+	p *benchkit.Sidecar
 }
 
 func start(bin, backend string) (*sidecar, error) {
-	dir, err := os.MkdirTemp("", "bench-sessions-")
+	p, err := benchkit.StartSidecar(bin, "sessions", "STEERABLE_SANDBOX="+backend)
 	if err != nil {
 		return nil, err
 	}
-	cmd := exec.Command(bin, "--quiet-ready", "--log-level", "error")
-	cmd.Env = append(os.Environ(), "STEERABLE_SANDBOX="+backend)
-	cmd.Dir = dir
-	p, err := benchkit.Start(cmd)
-	if err != nil {
-		os.RemoveAll(dir)
-		return nil, err
-	}
-	s := &sidecar{p: p, dir: dir}
+	s := &sidecar{p: p}
 	raw, err := p.Invoke("bash", map[string]any{"command": "true"})
 	if err == nil {
 		err = s.check(raw, backend)
@@ -219,7 +208,4 @@ func (s *sidecar) end(id string) error {
 	return err
 }
 
-func (s *sidecar) close() {
-	s.p.Close()
-	os.RemoveAll(s.dir)
-}
+func (s *sidecar) close() { s.p.Close() }
