@@ -43,7 +43,7 @@ type app struct {
 	// pluginGrace is how long each step of stopping the plugins at exit
 	// may take (serve sets 0 after shutdown_now or a signal).
 	pluginGrace time.Duration
-	runCode    *runcode.Runtime     // nil when run_code is not configured
+	runCode     *runcode.Runtime // nil when run_code is not configured
 
 	sessions *shellsession.Manager // bash_session's shells; nil when not registered
 }
