@@ -19,8 +19,11 @@ COPY go.mod go.sum ./
 COPY third_party ./third_party
 RUN go mod download
 COPY . .
+# The build context has no .git (.dockerignore): pass what make release
+# stamps, e.g. --build-arg VERSION=$(git describe --tags --always) --build-arg COMMIT=$(git rev-parse HEAD).
 ARG VERSION=dev
-RUN CGO_ENABLED=0 go build -trimpath -ldflags "-s -w -X main.version=${VERSION}" \
+ARG COMMIT=unknown
+RUN CGO_ENABLED=0 go build -trimpath -ldflags "-s -w -X main.version=${VERSION} -X main.commit=${COMMIT}" \
       -o /out/steerable-sidecar ./cmd/steerable-sidecar
 
 FROM debian:bookworm-slim

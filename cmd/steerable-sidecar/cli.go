@@ -28,6 +28,9 @@ var subcommands = map[string]func(args []string, stdin io.Reader, stdout, stderr
 	// Hidden (not in --help): the Landlock backend re-executes the binary
 	// through it to confine itself before exec'ing the command.
 	sandbox.HelperCommand: sandboxExecCmd,
+	// Hidden: on macOS the sandbox starts the binary through it at boot to
+	// kill the commands' groups if the sidecar is SIGKILLed.
+	sandbox.WatchdogCommand: func(_ []string, stdin io.Reader, _, _ io.Writer) int { return sandbox.WatchdogMain(stdin) },
 }
 
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {

@@ -20,7 +20,7 @@ usage:
   steerable-sidecar tools [--model] [--strategy S] [--ask-user]
                                            print the tool descriptors
   steerable-sidecar contract               print tool_contract.json
-  steerable-sidecar version                print the version
+  steerable-sidecar version                print the version, commit, Go version and target
 
 serve flags:
   --cwd DIR            workspace root (overrides STEERABLE_WORKSPACE; default: the current directory)

@@ -6,7 +6,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"syscall"
 
 	"github.com/rs/zerolog"
 
@@ -62,7 +61,7 @@ func creatable(dir string) error {
 		case err == nil && !fi.IsDir():
 			return fmt.Errorf("%s is not a directory", d)
 		case err == nil:
-			if err := syscall.Access(d, 2|1); err != nil { // W_OK|X_OK
+			if err := writableDir(d); err != nil {
 				return fmt.Errorf("%s is not writable: %v", d, err)
 			}
 			return nil

@@ -5,8 +5,12 @@ package main
 
 import "os"
 
-// version is set at build time with -ldflags "-X main.version=…".
-var version = "0.1.0-dev"
+// version and commit are set at build time with -ldflags "-X
+// main.version=… -X main.commit=…" (make build, make release).
+var (
+	version = "0.1.0-dev"
+	commit  = ""
+)
 
 func main() {
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))

@@ -17,7 +17,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	llsys "github.com/landlock-lsm/go-landlock/landlock/syscall"
@@ -42,7 +41,9 @@ func cmdProcs(ts *testscript.TestScript, neg bool, args []string) {
 		}
 		if time.Now().After(deadline) {
 			for _, p := range pids {
-				syscall.Kill(p, syscall.SIGKILL) // do not leave them behind the failed test
+				if proc, err := os.FindProcess(p); err == nil {
+					proc.Kill() // do not leave them behind the failed test
+				}
 			}
 			ts.Fatalf("processes with %q in their command line: %v, want %s", args[1], pids, args[0])
 		}

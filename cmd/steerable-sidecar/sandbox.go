@@ -68,7 +68,7 @@ func (a *app) sandboxOptions() (sandbox.Options, []string) {
 		Env:       sandbox.EnvRules{Core: c.SandboxEnv == "core", Pass: c.SandboxEnvPass},
 		Deny:      sandbox.DenyOptions{Home: os.Getenv("HOME"), Extra: deny, Allow: allow, Root: os.Geteuid() == 0},
 		Limits:    sandbox.Limits{MaxProcs: c.SandboxMaxProcs, MaxMemoryBytes: int64(c.SandboxMaxMemoryMB) << 20},
-		BwrapPath: c.BwrapPath, Self: sandbox.OpenSelf("steerable-sidecar"), Notes: problems,
+		BwrapPath: c.BwrapPath, BashPath: c.BashPath, Self: sandbox.OpenSelf("steerable-sidecar"), Notes: problems,
 	}, problems
 }
 

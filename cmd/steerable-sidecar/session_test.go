@@ -133,9 +133,7 @@ func cmdSidecar(ts *testscript.TestScript, neg bool, args []string) {
 			ts.Fatalf("stdout carried non-frame lines: %q", s.bad)
 		}
 	case "stderr":
-		s.mu.Lock()
-		fmt.Fprint(ts.Stdout(), s.stderr.String())
-		s.mu.Unlock()
+		fmt.Fprint(ts.Stdout(), s.settledStderr())
 	case "pid":
 		ts.Setenv("SIDECAR_PID", strconv.Itoa(s.cmd.Process.Pid))
 	default:
@@ -250,6 +248,28 @@ func (s *session) waitStderr(ts *testscript.TestScript, from int, substr string)
 		s.changed.Wait()
 	}
 }
+
+// settledStderr is stderr once no byte has come for stderrSettle (for at
+// most a second): the sidecar's log sink writes from a goroutine of its
+// own, so a reply can arrive before the line its call logged. A script
+// that must see one line waits for it with stderr-has.
+func (s *session) settledStderr() string {
+	deadline := time.Now().Add(time.Second)
+	for {
+		s.mu.Lock()
+		n := s.stderr.Len()
+		s.mu.Unlock()
+		time.Sleep(stderrSettle)
+		s.mu.Lock()
+		out := s.stderr.String()
+		s.mu.Unlock()
+		if len(out) == n || time.Now().After(deadline) {
+			return out
+		}
+	}
+}
+
+const stderrSettle = 50 * time.Millisecond
 
 func lookPath(ts *testscript.TestScript, pathList string) string {
 	for _, dir := range strings.Split(pathList, ":") {

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"os"
 	"strconv"
-	"syscall"
 	"time"
 
 	"steerable.dev/sidecar/internal/tools"
@@ -59,7 +58,8 @@ func scriptFilesFault(at string) func(step, name string) error {
 	return func(step, _ string) error {
 		if step == "rename" || step == "remove" {
 			if n++; at == "rename:"+strconv.Itoa(n) {
-				syscall.Kill(os.Getpid(), syscall.SIGKILL)
+				self, _ := os.FindProcess(os.Getpid())
+				self.Kill() // SIGKILL: no deferred code runs
 			}
 		}
 		return nil

@@ -59,6 +59,7 @@ type Config struct {
 	SandboxMaxProcs    int      `env:"STEERABLE_SANDBOX_MAX_PROCS" envDefault:"512" range:"0..1048576" feature:"sandbox" help:"processes (and threads) one sandboxed call may run at once (0 = no limit)"`
 	SandboxMaxMemoryMB int      `env:"STEERABLE_SANDBOX_MAX_MEMORY_MB" envDefault:"4096" range:"0..1048576" feature:"sandbox" help:"memory one sandboxed call may use, in MiB (0 = no limit)"`
 	BwrapPath          string   `env:"STEERABLE_BWRAP_PATH" feature:"sandbox" help:"bubblewrap binary (absolute path); default: the first of /usr/bin, /bin, /usr/local/bin that has it, never PATH"`
+	BashPath           string   `env:"STEERABLE_BASH_PATH" feature:"sandbox" help:"the shell bash runs (absolute path); default: bash on PATH, else sh; on Windows Git for Windows' or MSYS2's bash.exe (never WSL's)"`
 
 	// Shell sessions (bash_session, write_stdin).
 	SessionBufferBytes int `env:"STEERABLE_SESSION_BUFFER_BYTES" envDefault:"1048576" range:"4096..268435456" feature:"sessions" help:"text kept per shell session between reads; older output is dropped and the next read says how many bytes"`

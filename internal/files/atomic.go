@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-	"syscall"
 )
 
 // DefaultMode is the mode of a file the tools create.
@@ -34,7 +33,7 @@ func (w *Workspace) WriteFile(abs, data string) (created bool, err error) {
 		st.abort(w)
 		return false, err
 	}
-	if err := w.root.Rename(st.tmp, st.name); err != nil {
+	if err := w.replace(st.tmp, st.name); err != nil {
 		st.abort(w)
 		return false, fmt.Errorf("replacing %s: %w", abs, err)
 	}
@@ -64,8 +63,8 @@ func (w *Workspace) stage(abs, data string, mode fs.FileMode) (*staged, error) {
 		if mode == 0 {
 			mode = fi.Mode() & KeptModeBits
 		}
-		if s, ok := fi.Sys().(*syscall.Stat_t); ok && (int(s.Uid) != os.Geteuid() || int(s.Gid) != os.Getegid()) {
-			uid, gid = int(s.Uid), int(s.Gid)
+		if u, g, ok := fileOwner(fi); ok && (u != os.Geteuid() || g != os.Getegid()) {
+			uid, gid = u, g
 		}
 	case errors.Is(err, fs.ErrNotExist):
 		st.created = true

@@ -134,7 +134,7 @@ func (w *Workspace) apply(c Change, st *staged, backup string) (undo, error) {
 		if err := w.step("remove", name); err != nil {
 			return undo{}, err
 		}
-		if err := w.root.Rename(name, backup); err != nil {
+		if err := w.replace(name, backup); err != nil {
 			return undo{}, fmt.Errorf("deleting %s: %w", c.Path, err)
 		}
 		return undo{change: c, backup: backup}, nil
@@ -142,7 +142,7 @@ func (w *Workspace) apply(c Change, st *staged, backup string) (undo, error) {
 	if err := w.step("rename", name); err != nil {
 		return undo{}, err
 	}
-	if err := w.root.Rename(st.tmp, name); err != nil {
+	if err := w.replace(st.tmp, name); err != nil {
 		return undo{}, fmt.Errorf("replacing %s: %w", c.Path, err)
 	}
 	return undo{change: c, madeDir: st.madeDir}, nil
@@ -158,7 +158,7 @@ func (w *Workspace) rollback(done []undo) error {
 		var err error
 		switch {
 		case u.backup != "":
-			err = w.root.Rename(u.backup, name)
+			err = w.replace(u.backup, name)
 		case u.change.Exists:
 			err = w.restore(u.change)
 		default:
@@ -179,7 +179,7 @@ func (w *Workspace) restore(c Change) error {
 	if err != nil {
 		return err
 	}
-	if err := w.root.Rename(st.tmp, st.name); err != nil {
+	if err := w.replace(st.tmp, st.name); err != nil {
 		st.abort(w)
 		return err
 	}

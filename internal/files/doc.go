@@ -21,6 +21,14 @@
 // symlinks. Reads open with O_NONBLOCK and refuse anything but a regular
 // file, so a FIFO or a device cannot hang or flood a call.
 //
+// On Windows a path is first checked by the Windows rules (winpath.go,
+// tested on every platform): device prefixes, drive-relative paths,
+// alternate data streams, reserved device names and names Windows would
+// silently alter are refused with the reason; the rest is made absolute
+// and compared without case. The platform files per concept are
+// pathsyntax_*.go (how a path is read), atomic_*.go (how a file is
+// replaced) and lock_*.go (the journal's lock).
+//
 // # Atomic writes
 //
 // WriteFile writes a temporary file in the target's directory, fsyncs it,

@@ -3,14 +3,12 @@ package files
 import (
 	"bufio"
 	"bytes"
-	"errors"
 	"fmt"
 	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -124,10 +122,8 @@ func killWriter(t *testing.T, mode, path string, delay time.Duration) {
 		t.Fatalf("writer said %q, want %q", lines.Text(), want)
 	}
 	time.Sleep(delay)
-	cmd.Process.Signal(syscall.SIGKILL)
-	err = cmd.Wait()
-	var exit *exec.ExitError
-	if !errors.As(err, &exit) || exit.Sys().(syscall.WaitStatus).Signal() != syscall.SIGKILL {
+	cmd.Process.Kill()
+	if err = cmd.Wait(); !killedHard(err) {
 		t.Fatalf("writer ended with %v, not by SIGKILL", err)
 	}
 }

@@ -4,13 +4,12 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strconv"
-	"syscall"
+	"strings"
 	"unsafe"
 )
 
@@ -20,8 +19,9 @@ import (
 // directory in the journal directory of its workspace: a manifest of every
 // change (its staged file, the backup name of a file it deletes, digests of
 // the content before and after) and a copy of every file it replaces. The
-// manifest stays locked (flock) while the commit runs, so another sidecar
-// on the same workspace can tell a live commit from a dead one. After the
+// manifest stays locked (flock; on Windows a lock file beside it) while the
+// commit runs, so another sidecar on the same workspace can tell a live
+// commit from a dead one. After the
 // last rename the directory is renamed to mark the transaction done (the
 // atomic switch), the backups of deleted files are removed and the
 // directory goes. Recover, at the next start, rolls back every transaction
@@ -71,7 +71,7 @@ func journalDir(root, workspace string) string {
 // txn is a transaction being committed; nil when there is no journal.
 type txn struct {
 	dir  string   // its directory
-	lock *os.File // the manifest, flocked until the transaction ends
+	lock *txnLock // held until the transaction ends
 }
 
 // beginJournal writes the transaction of changes and returns it; nil
@@ -100,21 +100,23 @@ func (w *Workspace) writeTxn(changes []Change, staged []*staged, backups []strin
 	if err := os.Mkdir(build, 0o700); err != nil {
 		return nil, err
 	}
-	lock, err := os.OpenFile(filepath.Join(build, manifestName), os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+	manifestFile, err := os.OpenFile(filepath.Join(build, manifestName), os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+	var lock *txnLock
 	if err == nil {
-		err = syscall.Flock(int(lock.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+		lock, err = acquireTxnLock(manifestFile, w.journal, id)
 	}
 	if err == nil {
-		err = w.fillTxn(build, lock, changes, staged, backups)
+		err = w.fillTxn(build, manifestFile, changes, staged, backups)
+	}
+	if manifestFile != nil && (lock == nil || lock.f != manifestFile) {
+		manifestFile.Close() // the lock is elsewhere (Windows): a directory with an open file cannot be renamed there
 	}
 	live := filepath.Join(w.journal, id)
 	if err == nil {
 		err = os.Rename(build, live)
 	}
 	if err != nil {
-		if lock != nil {
-			lock.Close()
-		}
+		lock.release()
 		os.RemoveAll(build)
 		return nil, err
 	}
@@ -184,7 +186,7 @@ func (t *txn) end() {
 	}
 	os.RemoveAll(t.dir)
 	syncPath(filepath.Dir(t.dir))
-	t.lock.Close()
+	t.lock.release()
 }
 
 // abs is a root name as an absolute path.
@@ -220,16 +222,29 @@ func syncPath(dir string) {
 	}
 }
 
-// locked reports whether another process holds the transaction's manifest
-// lock (its commit is still running). A missing manifest is not locked.
-func locked(dir string) (bool, *os.File) {
-	f, err := os.Open(filepath.Join(dir, manifestName))
-	if err != nil {
-		return false, nil
+// txnLock marks a transaction whose commit is running (lock_unix.go,
+// lock_windows.go): the open, locked file and, where the lock is a file of
+// its own, its path, removed on release.
+type txnLock struct {
+	f    *os.File
+	path string
+}
+
+// release unlocks (closing the file drops the lock) and removes a lock
+// file of its own. A nil lock is released.
+func (l *txnLock) release() {
+	if l == nil {
+		return
 	}
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
-		f.Close()
-		return errors.Is(err, syscall.EWOULDBLOCK), nil
+	l.f.Close()
+	if l.path != "" {
+		os.Remove(l.path)
 	}
-	return false, f
+}
+
+// txnID is the id of a transaction directory, whatever its state suffix.
+func txnID(dir string) string {
+	name := filepath.Base(dir)
+	name = strings.TrimSuffix(name, buildSuffix)
+	return strings.TrimSuffix(name, doneSuffix)
 }

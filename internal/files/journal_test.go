@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -54,11 +53,11 @@ func killAt(at string) func(step, name string) error {
 		if step == "rename" || step == "remove" {
 			n++
 			if at == "rename:"+strconv.Itoa(n) {
-				syscall.Kill(os.Getpid(), syscall.SIGKILL)
+				killSelf()
 			}
 		}
 		if step == at {
-			syscall.Kill(os.Getpid(), syscall.SIGKILL)
+			killSelf()
 		}
 		return nil
 	}
@@ -80,8 +79,7 @@ func commitAndCrash(t *testing.T, at, dir, journal string) {
 	cmd := exec.Command(os.Args[0], "-test.run=^$", dir, journal)
 	cmd.Env = append(os.Environ(), committerEnv+"="+at)
 	out, err := cmd.CombinedOutput()
-	var exit *exec.ExitError
-	if !errors.As(err, &exit) || exit.Sys().(syscall.WaitStatus).Signal() != syscall.SIGKILL {
+	if !killedHard(err) {
 		t.Fatalf("committer ended with %v, not by SIGKILL: %s", err, out)
 	}
 }

@@ -68,13 +68,11 @@ func (w *Workspace) Recover() ([]Recovery, error) {
 // nothing to report (a live commit, or one that never got past writing its
 // journal).
 func (w *Workspace) recoverTxn(dir string) (Recovery, bool, error) {
-	live, lock := locked(dir)
+	live, lock := tryTxnLock(dir, w.journal)
 	if live {
 		return Recovery{}, false, nil
 	}
-	if lock != nil {
-		defer lock.Close()
-	}
+	defer lock.release()
 	name := filepath.Base(dir)
 	if strings.HasSuffix(name, buildSuffix) { // no rename happened yet
 		return Recovery{}, false, os.RemoveAll(dir)
@@ -170,7 +168,7 @@ func (w *Workspace) undo(dir string, e entry, r *Recovery) {
 			left("recreated since the crash; the deleted file is kept beside it as " + filepath.Base(e.Backup))
 			return
 		}
-		if err := w.root.Rename(w.name(e.Backup), name); err != nil {
+		if err := w.replace(w.name(e.Backup), name); err != nil {
 			left(fmt.Sprintf("could not be put back from %s: %v", filepath.Base(e.Backup), err))
 			return
 		}

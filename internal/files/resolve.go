@@ -21,7 +21,9 @@ const maxLinks = 40
 // Resolve turns a model-supplied path (relative to the workspace, or
 // absolute) into an absolute, clean path with every symlink resolved. The
 // file need not exist; its missing tail is appended as given. With
-// confinement on, a result outside the workspace is refused.
+// confinement on, a result outside the workspace is refused. On Windows
+// the path is first checked and made absolute by the Windows rules
+// (winpath.go).
 func (w *Workspace) Resolve(p string) (string, error) {
 	switch {
 	case strings.TrimSpace(p) == "": // a name of only spaces is legal on disk, but never what a model means
@@ -29,9 +31,9 @@ func (w *Workspace) Resolve(p string) (string, error) {
 	case strings.IndexByte(p, 0) >= 0:
 		return "", fmt.Errorf("%w: %q contains a NUL byte; pass a plain file path", ErrInvalidPath, p)
 	}
-	start := p
-	if !filepath.IsAbs(p) {
-		start = w.dir + string(filepath.Separator) + p
+	start, err := w.absolute(p)
+	if err != nil {
+		return "", err
 	}
 	real, err := resolveLinks(start)
 	if err != nil {
@@ -43,15 +45,6 @@ func (w *Workspace) Resolve(p string) (string, error) {
 	return real, nil
 }
 
-// Within reports whether path is root or below it (both clean and
-// absolute).
-func Within(root, path string) bool {
-	if root == string(filepath.Separator) {
-		return true
-	}
-	return path == root || strings.HasPrefix(path, root+string(filepath.Separator))
-}
-
 // resolveLinks resolves every symlink in the absolute path abs, component
 // by component: ".." applies to the resolved prefix (as in the kernel, not
 // lexically), a link's target is spliced in front of the remaining
@@ -59,8 +52,9 @@ func Within(root, path string) bool {
 // lexically, which is exact because nothing below a missing directory can be
 // a symlink.
 func resolveLinks(abs string) (string, error) {
-	rest := splitPath(abs)
-	cur := string(filepath.Separator)
+	vol := filepath.VolumeName(abs) // "" but on Windows
+	rest := splitPath(abs[len(vol):])
+	cur := vol + string(filepath.Separator)
 	links := 0
 	for len(rest) > 0 {
 		part := rest[0]
@@ -85,7 +79,8 @@ func resolveLinks(abs string) (string, error) {
 				return "", err
 			}
 			if filepath.IsAbs(target) {
-				cur = string(filepath.Separator)
+				vol = filepath.VolumeName(target)
+				cur, target = vol+string(filepath.Separator), target[len(vol):]
 			}
 			rest = append(splitPath(target), rest...)
 		default:

@@ -7,7 +7,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"syscall"
 	"unsafe"
 )
 
@@ -60,8 +59,8 @@ func Open(dir string, confine bool, opts ...Option) (*Workspace, error) {
 		return nil, fmt.Errorf("workspace %q must be an absolute, clean path", dir)
 	}
 	rootDir := dir
-	if !confine {
-		rootDir = string(filepath.Separator)
+	if !confine { // the file system's root; on Windows the workspace's volume
+		rootDir = filepath.VolumeName(dir) + string(filepath.Separator)
 	}
 	root, err := os.OpenRoot(rootDir)
 	if err != nil {
@@ -122,7 +121,7 @@ func (w *Workspace) OpenRoot(abs string) (*os.Root, error) {
 // FIFO, device or socket is refused without blocking; so is a symlink
 // swapped in since the path was resolved.
 func (w *Workspace) OpenRead(abs string) (*os.File, fs.FileInfo, error) {
-	f, err := w.root.OpenFile(w.name(abs), os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOFOLLOW, 0)
+	f, err := w.root.OpenFile(w.name(abs), readFlags, 0)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -175,7 +174,9 @@ func waitProcs(t *testing.T, marker string, running bool) {
 		}
 		if time.Now().After(deadline) {
 			for _, p := range pids {
-				syscall.Kill(p, syscall.SIGKILL)
+				if pr, err := os.FindProcess(p); err == nil {
+					pr.Kill()
+				}
 			}
 			t.Fatalf("processes %v started as %q, want running=%v", pids, marker, running)
 		}

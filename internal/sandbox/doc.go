@@ -72,7 +72,9 @@
 //     Full for the policy; built and unit-tested here, run on macOS.
 //   - none: no confinement; enforcement none, network reported on. The
 //     launcher's lifetime guarantee and limits, the scrubbed environment
-//     and the session TMPDIR still apply.
+//     and the session TMPDIR still apply. It is all Windows has: auto
+//     selects it there, and STEERABLE_SANDBOX_REQUIRE=1 refuses every
+//     child (shell.go finds the bash.exe of Git for Windows or MSYS2).
 //
 // # Process lifetime
 //
@@ -91,7 +93,13 @@
 // backend (bwrap runs inside it too, which closes bwrap's own start-up
 // window). Where no namespace can be made, a per-call cgroup and then a
 // child subreaper stand in (Lifetime says which holds; checks.sandbox
-// reports it). macOS kills only the process group.
+// reports it). macOS kills only the process group (launcher_other.go),
+// and a watchdog process started at boot kills the groups of the calls
+// running when the sidecar is SIGKILLed (watchdog.go). On Windows each
+// child starts suspended in a Job Object of its own with
+// JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE and the limits, so the whole tree
+// dies when the call ends and, by Windows, when the sidecar dies
+// (launcher_windows.go).
 //
 // Being a namespace's init has one visible consequence, the same as PID 1
 // in a container without an init: the command ignores signals it sends

@@ -35,6 +35,11 @@ const (
 	// leave the child's group reparent to it and are killed when the child
 	// ends. A SIGKILLed sidecar leaves them running.
 	LifetimeSubreaper Lifetime = "subreaper"
+	// LifetimeJob: every child runs in a Windows Job Object of its own
+	// with JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE; every process in it is
+	// killed when the child ends, and by Windows when the sidecar dies
+	// (its handle on the job closes).
+	LifetimeJob Lifetime = "job object"
 	// LifetimeGroup: only the child's process group is killed (no
 	// namespace, cgroup or subreaper here; macOS).
 	LifetimeGroup Lifetime = "process group"
@@ -49,8 +54,9 @@ const escapeeMarker = "STEERABLE_SANDBOX_CALL"
 // doc, "Process lifetime") and keeps the live ones, so Close can end them.
 type launcher struct {
 	mode     launchMode
-	cgroups  *cgroups // nil: no cgroup could be created here
-	owner    string   // the session's owner tag (stale-resource cleanup)
+	cgroups  *cgroups  // nil: no cgroup could be created here
+	owner    string    // the session's owner tag (stale-resource cleanup)
+	watchdog *watchdog // kills the children if the sidecar dies (watchdog.go); nil where the kernel does
 	mu       sync.Mutex
 	live     map[*Process]struct{}
 	lastCall uint64

@@ -1,16 +1,20 @@
-//go:build !linux
+//go:build !linux && !windows
 
 package sandbox
 
 import (
 	"errors"
+	"os"
 	"syscall"
 )
 
-// Outside Linux there are no PID namespaces, parent-death signals, cgroups
-// or subreapers: a child is the leader of its own session, and only its
-// process group is killed (LifetimeGroup). A SIGKILLed sidecar leaves its
-// children running; the portability work owns the rest.
+// On macOS (and the BSDs) there are no PID namespaces, parent-death
+// signals, cgroups or subreapers: a child is the leader of its own session,
+// and its process group is killed when the call ends, times out or is
+// cancelled, and at shutdown, EOF and SIGTERM (Sandbox.Close). A process
+// that leaves the group (setsid) survives the call, and a SIGKILLed
+// sidecar leaves its children running (LifetimeGroup; the README says so)
+// unless the watchdog (watchdog.go) is up, which then kills their groups.
 
 type launchMode struct{}
 
@@ -21,23 +25,6 @@ func (launchMode) lifetime(*cgroups) Lifetime { return LifetimeGroup }
 func (launchMode) String() string { return "process group" }
 
 func (launchMode) userNS() bool { return false }
-
-type cgroups struct{}
-
-func openCgroups(string) (*cgroups, error) { return nil, errors.New("cgroups exist only on Linux") }
-
-func (*cgroups) has(controller) bool { return false }
-
-func (*cgroups) name() string { return "" }
-
-func (*cgroups) close() {}
-
-type controller string
-
-const (
-	ctlMemory controller = "memory"
-	ctlPids   controller = "pids"
-)
 
 func (l *launcher) start(la Launch, io childIO, _ Limits) (*Process, error) {
 	cmd := la.command(io)
@@ -52,13 +39,22 @@ func (l *launcher) start(la Launch, io childIO, _ Limits) (*Process, error) {
 	}
 	p := &Process{cmd: cmd, done: make(chan struct{})}
 	l.track(p)
+	l.watchdog.add(p.Pid())
 	go func() {
 		p.err = cmd.Wait()
 		p.exit = exitOf(cmd.ProcessState)
+		l.watchdog.remove(p.Pid())
 		l.forget(p)
 		close(p.done)
 	}()
 	return p, nil
+}
+
+// startWatchdog starts the watchdog from the running binary, at boot.
+func (l *launcher) startWatchdog() {
+	if exe, err := os.Executable(); err == nil {
+		l.watchdog = startWatchdog(exe)
+	}
 }
 
 func (l *launcher) probeMode(launchMode) error { return nil }

@@ -27,6 +27,8 @@ func TestMain(m *testing.M) {
 			os.Exit(ExecMain(os.Args[2:], os.Stderr))
 		case "spawn-parent":
 			os.Exit(spawnParent(os.Args[2], os.Args[3], os.Args[4]))
+		case WatchdogCommand:
+			os.Exit(WatchdogMain(os.Stdin))
 		case "nonroot-check":
 			os.Exit(nonrootCheck(os.Args[2], os.Args[3]))
 		}

@@ -2,7 +2,6 @@ package sandbox
 
 import (
 	"fmt"
-	"os"
 	"strconv"
 	"strings"
 )
@@ -48,11 +47,4 @@ func ownerGone(tag string) bool {
 	}
 	got, alive := processStart(pid)
 	return !alive || got != start
-}
-
-// ownedByMe reports whether path belongs to this process's effective uid
-// (the sidecar never removes another user's leftovers).
-func ownedByMe(info os.FileInfo) bool {
-	uid, ok := fileOwner(info)
-	return ok && uid == os.Geteuid()
 }

@@ -44,6 +44,13 @@ func processStart(pid int) (uint64, bool) {
 	return start, true
 }
 
+// ownedByMe reports whether path belongs to this process's effective uid
+// (the sidecar never removes another user's leftovers).
+func ownedByMe(info os.FileInfo) bool {
+	uid, ok := fileOwner(info)
+	return ok && uid == os.Geteuid()
+}
+
 func fileOwner(info os.FileInfo) (int, bool) {
 	st, ok := info.Sys().(*syscall.Stat_t)
 	if !ok {

@@ -21,6 +21,7 @@ type Options struct {
 	Deny        DenyOptions // $HOME, STEERABLE_SANDBOX_DENY_READ, STEERABLE_SANDBOX_ALLOW_READ
 	Limits      Limits      // STEERABLE_SANDBOX_MAX_PROCS, STEERABLE_SANDBOX_MAX_MEMORY_MB
 	BwrapPath   string      // STEERABLE_BWRAP_PATH
+	BashPath    string      // STEERABLE_BASH_PATH
 	// Self is the running binary for Landlock's re-exec mode; without a
 	// File, Open opens /proc/self/exe.
 	Self Self
@@ -103,6 +104,8 @@ type Sandbox struct {
 	probed      []Backend // closed by Close
 	cgroupErr   error     // why no cgroup is used
 	closeOnce   sync.Once
+	shell       string // the bash tool's shell (findShell)
+	shellErr    error
 }
 
 // Open creates the session temp dir and starts the selection (unless
@@ -130,6 +133,7 @@ func Open(ctx context.Context, opts Options) (*Sandbox, error) {
 	if s.opts.Self.File == nil {
 		s.opts.Self = OpenSelf("steerable-sidecar")
 	}
+	s.shell, s.shellErr = findShell(opts.BashPath)
 	if !opts.DeferProbe {
 		s.StartProbe()
 	}
@@ -151,6 +155,7 @@ func (s *Sandbox) waitSelected() {
 // candidates in order, keeping the first that passes.
 func (s *Sandbox) selectBackend(ctx context.Context) {
 	defer close(s.selected)
+	s.launcher.startWatchdog() // before any command (the probe's first) runs: watchdog.go
 	s.stale = RemoveStaleSessionDirs(s.opts.TempParent)
 	if s.opts.noCgroups {
 		s.cgroupErr = errors.New("left out")
@@ -236,8 +241,11 @@ func (s *Sandbox) candidates() []Backend {
 }
 
 func autoFits(name string) bool {
-	if runtime.GOOS == "darwin" {
+	switch runtime.GOOS {
+	case "darwin":
 		return name == "seatbelt"
+	case "windows":
+		return false // no backend confines a process on Windows
 	}
 	return name == "bwrap" || name == "landlock"
 }
@@ -262,6 +270,11 @@ func (s *Sandbox) Unavailable() bool {
 	s.waitSelected()
 	return s.unavailable
 }
+
+// Shell is the shell the bash tool runs (STEERABLE_BASH_PATH, else the
+// platform's; see shell.go), or why there is none: the tool is then not
+// registered.
+func (s *Sandbox) Shell() (string, error) { return s.shell, s.shellErr }
 
 // TempDir is the session temp dir.
 func (s *Sandbox) TempDir() string { return s.tmpDir }
@@ -305,6 +318,7 @@ func (s *Sandbox) Close() error {
 func (s *Sandbox) release() {
 	s.launcher.killAll()
 	s.launcher.killOrphans()
+	s.launcher.watchdog.close()
 	s.launcher.cgroups.close()
 	for _, b := range s.probed {
 		if l, ok := b.(Landlock); ok {

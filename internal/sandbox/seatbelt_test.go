@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -83,5 +84,43 @@ func TestSeatbeltPreparePassesPathsAsParameters(t *testing.T) {
 	}
 	if err := (Seatbelt{}).Available(); err == nil {
 		t.Error("seatbelt without sandbox-exec claims to be available")
+	}
+}
+
+// The profile carries the sandbox's deny list as it is resolved for a
+// macOS home: every default credential store (keychains, browser data,
+// ~/.ssh, …) becomes a DENY_READ parameter of a file-read* denial, and an
+// entry inside the workspace is left out (the workspace is never masked).
+func TestSeatbeltDeniesTheDefaultCredentialStores(t *testing.T) {
+	home := "/Users/me"
+	ws := home + "/.config/gh/repo" // a workspace inside a denied store
+	deny := resolveDenyList(DenyOptions{Home: home}, []string{ws, "/private/var/folders/x/T/s"})
+	p := Policy{WritableRoots: []string{ws, "/private/var/folders/x/T/s"}, DenyRead: deny.paths}
+	la, err := Seatbelt{Path: "/usr/bin/sandbox-exec"}.Prepare(Cmd{Path: "/bin/bash", Args: []string{"bash"}}, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	params := map[string]string{}
+	for i, a := range la.Args {
+		if a == "-D" {
+			k, v, _ := strings.Cut(la.Args[i+1], "=")
+			params[v] = k
+		}
+	}
+	for _, e := range DefaultDenyRead {
+		path := home + strings.TrimPrefix(e, "~")
+		if _, ok := params[path]; !ok {
+			t.Errorf("%s is not denied", path)
+		}
+	}
+	profile := la.Args[2]
+	if n := strings.Count(profile, `(subpath (param "DENY_READ_`); n != len(DefaultDenyRead) {
+		t.Errorf("profile denies %d paths, want %d:\n%s", n, len(DefaultDenyRead), profile)
+	}
+	if !strings.Contains(profile, "(deny file-read*\n") || strings.Index(profile, "(deny file-read*") > strings.Index(profile, "(allow file-read* file-write*") {
+		t.Errorf("the roots are not allowed after the denials (SBPL: the last rule wins):\n%s", profile)
+	}
+	if params[ws] != "WRITABLE_ROOT_1" && params[ws] != "WRITABLE_ROOT_0" {
+		t.Errorf("the workspace is not a writable root: %v", params)
 	}
 }

@@ -3,6 +3,7 @@ package sandbox
 import (
 	"fmt"
 	"os"
+	"runtime"
 	"strings"
 )
 
@@ -22,6 +23,12 @@ func (s *Sandbox) Summary() string {
 	}
 	if s.opts.UnixSockets && !s.policy.Network {
 		parts = append(parts, "UNIX sockets allowed (STEERABLE_SANDBOX_UNIX_SOCKETS=1)")
+	}
+	if runtime.GOOS == "windows" && s.backend.Name() == "none" {
+		parts = append(parts, "Windows has no sandbox backend: commands run with the sidecar's rights, each call in a job object that ends its whole tree")
+	}
+	if s.shellErr != nil {
+		parts = append(parts, "bash not registered: "+s.shellErr.Error())
 	}
 	parts = append(parts, s.opts.Notes...)
 	parts = append(parts, s.deny.notes...)
@@ -56,8 +63,12 @@ func (s *Sandbox) lifetimeText() string {
 		LifetimePIDNamespace: "pid namespace (every process of a call dies with it: return, timeout, cancel, shutdown, and a SIGKILL of the sidecar)",
 		LifetimeCgroup:       "cgroup (every process of a call is killed when it ends; after a SIGKILL of the sidecar, at the next start)",
 		LifetimeSubreaper:    "subreaper (processes that leave a call's group are killed when it ends; a SIGKILLed sidecar leaves them running)",
+		LifetimeJob:          "job object (every process of a call dies with it: return, timeout, cancel, shutdown, and a kill of the sidecar)",
 		LifetimeGroup:        "process group (only the call's group is killed; processes that call setsid survive it)",
 	}[lt]
+	if lt == LifetimeGroup && s.launcher.watchdog != nil {
+		text += "; a watchdog process kills the groups of the running calls if the sidecar is SIGKILLed"
+	}
 	if lt != LifetimePIDNamespace && s.backend.Name() == "bwrap" {
 		text = "bwrap's pid namespace (every process of a call dies with it; a sidecar SIGKILLed in the first milliseconds of a call can leave that call running), " + text
 	}

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"strings"
 	"time"
 
@@ -34,10 +33,7 @@ const bashSchema = `{"type":"object","properties":{
 // newBash is the bash tool (SPEC §4.2): one shell command in the session's
 // sandbox, its own process group, bounded output streamed live.
 func newBash(d Deps) Tool {
-	shell := "sh"
-	if p, err := exec.LookPath("bash"); err == nil {
-		shell = p
-	}
+	shell, _ := d.Sandbox.Shell() // Builtins registers bash only with a shell
 	desc := protocol.ToolDescriptor{
 		Name: "bash", Mode: protocol.ModeLocal, Parameters: json.RawMessage(bashSchema),
 		Description: "Run a shell command in the workspace under the OS sandbox: writes only in the workspace and $TMPDIR, " +

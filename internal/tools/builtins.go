@@ -61,8 +61,10 @@ type Deps struct {
 // that builds its list from tool.list never advertises a broken tool.
 func Builtins(d Deps) []Tool {
 	var out []Tool
-	if bashSandbox(d) != nil {
-		out = append(out, newBash(d))
+	if sb := bashSandbox(d); sb != nil {
+		if _, err := sb.Shell(); err == nil { // else checks.sandbox says why
+			out = append(out, newBash(d))
+		}
 	}
 	if d.Sessions != nil && bashSandbox(d) != nil {
 		out = append(out, newBashSession(d), newWriteStdin(d))

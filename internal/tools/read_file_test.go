@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"strings"
-	"syscall"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -72,7 +71,7 @@ func TestReadFileRefusals(t *testing.T) {
 	h.write("bin.dat", "PK\x03\x04\x00\x00binary")
 	h.write("latin1.txt", "caf\xe9\n")
 	os.Mkdir(h.abs("dir"), 0o755)
-	syscall.Mkfifo(h.abs("fifo"), 0o644)
+	mkfifo(h.abs("fifo"), 0o644)
 	tests := []struct{ path, want string }{
 		{"missing.txt", "does not exist; check the path"},
 		{"dir", "is a directory"},

@@ -7,7 +7,6 @@ import (
 	"os"
 	"os/exec"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -179,7 +178,7 @@ func addWorldTools(add adder) {
 			if err != nil {
 				return failed("%v", err), nil
 			}
-			cmd := &exec.Cmd{Path: sleep, Args: []string{a.Marker, "60"}, SysProcAttr: &syscall.SysProcAttr{Setsid: a.Setsid}}
+			cmd := &exec.Cmd{Path: sleep, Args: []string{a.Marker, "60"}, SysProcAttr: ownSession(a.Setsid)}
 			if err := cmd.Start(); err != nil {
 				return failed("spawn: %v", err), nil
 			}
