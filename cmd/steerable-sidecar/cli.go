@@ -24,6 +24,7 @@ var subcommands = map[string]func(args []string, stdin io.Reader, stdout, stderr
 	"tools":    toolsCmd,
 	"contract": contractCmd,
 	"version":  versionCmd,
+	"mcp":      mcpCmd,
 	// Hidden (not in --help): the Landlock backend re-executes the binary
 	// through it to confine itself before exec'ing the command.
 	sandbox.HelperCommand: sandboxExecCmd,

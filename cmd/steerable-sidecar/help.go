@@ -15,6 +15,8 @@ usage:
                                            stdin/stdout, logs on stderr
   steerable-sidecar call TOOL [JSON|-]     run one tool call through the same pipeline and print the
                                            ToolResult; exit 0 on success, 1 on a failed result
+  steerable-sidecar mcp [flags]            serve the same tools to an MCP client (Claude Desktop, Claude
+                                           Code, VS Code, Cursor, ...) over stdio; see mcp --help
   steerable-sidecar tools [--model] [--strategy S] [--ask-user]
                                            print the tool descriptors
   steerable-sidecar contract               print tool_contract.json

@@ -7,6 +7,7 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"steerable.dev/sidecar/internal/plugins/mcptest"
+	"steerable.dev/sidecar/internal/tools"
 )
 
 // TestMain lets testscript run this test binary as the real
@@ -15,7 +16,7 @@ import (
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
 		"steerable-sidecar": func() {
-			extraTools = scriptTestTools
+			extraTools = func(d tools.Deps) []tools.Tool { return append(scriptTestTools(d), mcpTestTools(d)...) }
 			filesFault = scriptFilesFault(os.Getenv("SIDECAR_TEST_KILL_AT"))
 			compiledPlugins = scriptCompiledPlugins()
 			os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))

@@ -81,6 +81,7 @@ var sessionCmds = map[string]func(ts *testscript.TestScript, neg bool, args []st
 	"procs":         cmdProcs,
 	"listen":        cmdListen,
 	"reverse-quiet": cmdReverseQuiet,
+	"mcp":           cmdMCP,
 
 	"install-mcp-test-server": cmdInstallMCPTestServer,
 	"stderr-has":              cmdStderrHas,
@@ -172,8 +173,19 @@ const (
 
 // start starts the sidecar with its stderr handled as mode says.
 func (s *session) start(ts *testscript.TestScript, args []string, mode stderrMode) {
+	from := s.spawn(ts, ts.Getenv("WORK"), args, mode)
+	s.next(ts, func(f map[string]json.RawMessage) bool { return methodOf(f) == "lifecycle.ready" && f["id"] == nil })
+	if mode == stderrRead && !slices.Contains(args, "--quiet-ready") {
+		s.waitStderr(ts, from, "__SIDECAR_READY__:")
+	}
+}
+
+// spawn starts the binary in dir with the script's environment, its stdout
+// read as frames and its stderr handled as mode says; from is where this
+// process's stderr starts in s.stderr.
+func (s *session) spawn(ts *testscript.TestScript, dir string, args []string, mode stderrMode) (from int) {
 	s.cmd = exec.Command(lookPath(ts, ts.Getenv("PATH")), args...)
-	s.cmd.Dir = ts.Getenv("WORK")
+	s.cmd.Dir = dir
 	s.cmd.Env = scriptEnv(ts)
 	s.changed = sync.NewCond(&s.mu)
 	s.exited = make(chan struct{})
@@ -185,7 +197,7 @@ func (s *session) start(ts *testscript.TestScript, args []string, mode stderrMod
 	ts.Check(err)
 	s.stdin = stdin
 	s.mu.Lock()
-	from := s.stderr.Len() // a second start must wait for its own marker
+	from = s.stderr.Len() // a second start must wait for its own marker
 	s.mu.Unlock()
 	ts.Check(s.cmd.Start())
 	var readers sync.WaitGroup
@@ -216,10 +228,7 @@ func (s *session) start(ts *testscript.TestScript, args []string, mode stderrMod
 		cmd.Process.Kill()
 		<-exited
 	})
-	s.next(ts, func(f map[string]json.RawMessage) bool { return methodOf(f) == "lifecycle.ready" && f["id"] == nil })
-	if mode == stderrRead && !slices.Contains(args, "--quiet-ready") {
-		s.waitStderr(ts, from, "__SIDECAR_READY__:")
-	}
+	return from
 }
 
 // waitStderr waits until stderr, from byte from on, holds substr: stdout
@@ -409,22 +418,31 @@ func cmdCalls(ts *testscript.TestScript, neg bool, args []string) {
 	if len(args) != 3 {
 		ts.Fatalf("usage: calls N TOOL 'ARGS'")
 	}
-	n, err := strconv.Atoi(args[0])
+	sess(ts).callMany(ts, args[0], func(id string) string {
+		return fmt.Sprintf(`{"jsonrpc":"2.0","id":%q,"method":"tool.invoke","params":{"name":%q,"arguments":%s}}`, id, args[1], args[2])
+	}, func(result json.RawMessage) bool {
+		var res struct {
+			Success bool `json:"success"`
+		}
+		return json.Unmarshal(result, &res) == nil && res.Success
+	})
+}
+
+// callMany sends n requests (frame builds each from its id), one at a
+// time; each must be answered within 5s with a result ok accepts.
+func (s *session) callMany(ts *testscript.TestScript, count string, frame func(id string) string, ok func(json.RawMessage) bool) {
+	n, err := strconv.Atoi(count)
 	ts.Check(err)
-	s := sess(ts)
 	for i := 1; i <= n; i++ {
 		id := fmt.Sprintf("call-%d", i)
-		s.write(ts, fmt.Sprintf(`{"jsonrpc":"2.0","id":%q,"method":"tool.invoke","params":{"name":%q,"arguments":%s}}`, id, args[1], args[2]))
+		s.write(ts, frame(id))
 		f := s.nextWithin(ts, 5*time.Second, func(f map[string]json.RawMessage) bool {
 			return f["method"] == nil && compactEq(f["id"], strconv.Quote(id))
 		})
 		if f == nil {
 			ts.Fatalf("call %d of %d not answered within 5s: %d calls completed", i, n, i-1)
 		}
-		var res struct {
-			Success bool `json:"success"`
-		}
-		if json.Unmarshal(f["result"], &res) != nil || !res.Success {
+		if !ok(f["result"]) {
 			ts.Fatalf("call %d of %d: %s", i, n, f["result"])
 		}
 	}

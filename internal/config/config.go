@@ -87,6 +87,9 @@ type Config struct {
 	PluginMaxOutputBytes  int    `env:"STEERABLE_PLUGIN_MAX_OUTPUT_BYTES" envDefault:"1048576" range:"4096..268435456" feature:"plugins" help:"text (and structured content) kept per plugin tool result; longer text keeps its head and tail"`
 	PluginMaxMessageBytes int    `env:"STEERABLE_PLUGIN_MAX_MESSAGE_BYTES" envDefault:"16777216" range:"65536..1073741824" feature:"plugins" help:"largest message a plugin may send; a longer reply becomes a follow-up error, the plugin stays up"`
 	PluginMaxTools        int    `env:"STEERABLE_PLUGIN_MAX_TOOLS" envDefault:"2000" range:"1..100000" feature:"plugins" help:"tools one plugin may list; more fails its load"`
+
+	// MCP server mode (steerable-sidecar mcp).
+	MCPStrategy string `env:"STEERABLE_MCP_STRATEGY" envDefault:"full" oneof:"full|minimal|progressive" feature:"mcp" help:"tools/list strategy of steerable-sidecar mcp (--strategy wins)"`
 }
 
 // Web holds the web tools' bounds, policy and provider (tools-spec "Web

@@ -1,0 +1,212 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"steerable.dev/sidecar/internal/config"
+	"steerable.dev/sidecar/internal/mcpserver"
+)
+
+// mcpCmd serves the same registry and dispatch pipeline as an MCP server
+// over stdio (SPEC §5), until the client closes stdin or a signal arrives.
+//
+// The handshake is answered at once while the tools boot in the background
+// (tools/list and tools/call wait for them). The workspace is --cwd, else
+// STEERABLE_WORKSPACE: then a boot failure (a bad workspace, or any invalid
+// variable with --strict-config) exits 2, as serve does. Without either the
+// workspace is the client's first root, else the process cwd (refused when
+// that is the filesystem root), and boots after notifications/initialized;
+// a failure then fails tools/list and tools/call with the reason, since the
+// client is already connected.
+func mcpCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	fs := newFlagSet("mcp", "mcp [flags]\n\n"+mcpAbout, stdout, stderr)
+	var common commonFlags
+	common.register(fs, "info")
+	fs.Lookup("cwd").Usage = "workspace root (overrides STEERABLE_WORKSPACE; default: the client's first root, else the current directory unless it is /)"
+	strict := fs.Bool("strict-config", false, "exit 2 (with --cwd or STEERABLE_WORKSPACE; else fail tools/list) on any invalid environment variable")
+	strategy := fs.String("strategy", "", "tools/list strategy: full, minimal or progressive (default: STEERABLE_MCP_STRATEGY, else full)")
+	if code, stop := parseFlags(fs, args); stop {
+		return code
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "steerable-sidecar mcp: unexpected argument %q\n", fs.Arg(0))
+		return exitUsage
+	}
+	// The MCP layer's own settings; boot validates and reports the whole
+	// configuration (an invalid value here is its default).
+	cfg, _ := config.Load(config.Environ())
+	if *strategy == "" {
+		*strategy = cfg.MCPStrategy
+	}
+	log, logOut, err := newLogger(stderr, common.logLevel, common.logFormat)
+	if err != nil {
+		fmt.Fprintf(stderr, "steerable-sidecar: %v\n", err)
+		return exitUsage
+	}
+	defer logOut.Close(logFlushWait)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	m := &mcpBoot{common: common, strict: *strict, stderr: stderr, host: mcpserver.NewHost(log), stop: cancel}
+	m.idle = sync.NewCond(&m.mu)
+	defer m.close()
+	fromRoots := common.cwd == "" && cfg.Workspace == ""
+	m.booting = !fromRoots // the server boots a configured workspace at once
+	srv, err := mcpserver.New(mcpserver.Options{Version: version, Strategy: *strategy, Host: m.host,
+		Open: m.opener(fromRoots), Roots: fromRoots,
+		MaxInflight: cfg.MaxInflight, LocalNetwork: cfg.SandboxNetwork, Log: log})
+	if err != nil {
+		fmt.Fprintf(stderr, "steerable-sidecar: %v\n", err)
+		return exitUsage
+	}
+	stopSignals := onSignals(cancel)
+	defer stopSignals()
+	if in, ok := stdin.(*os.File); ok {
+		stdin = pollable(in)
+	}
+	if out, ok := stdout.(*os.File); ok {
+		stdout = pollable(out)
+	}
+	err = srv.Serve(ctx, &mcpserver.StreamTransport{In: stdin, Out: stdout, MaxFrame: cfg.MaxFrameBytes,
+		Grace: time.Duration(cfg.ShutdownGraceMs) * time.Millisecond, Log: log})
+	if err := m.failure(); err != nil {
+		fmt.Fprintf(stderr, "steerable-sidecar: %v\n", err)
+		return exitUsage
+	}
+	if err != nil {
+		log.Warn().Err(err).Msg("MCP session ended with an error")
+	}
+	log.Info().Msg("MCP session ended")
+	return exitOK
+}
+
+// mcpAbout is what `mcp --help` says before the flags.
+const mcpAbout = `An MCP server (Model Context Protocol over stdio) with the same tools, safety rules and
+sandbox as serve, for Claude Desktop, Claude Code, VS Code, Cursor or any MCP client.
+Configure the client to run the command steerable-sidecar with the args ["mcp"]; add
+"--cwd", "/path/to/project" for a client that sends no roots (Claude Desktop).
+
+The workspace is --cwd, else STEERABLE_WORKSPACE, else the client's first file:// root,
+else the directory the client started the server in (never the filesystem root).
+ask_user and approvals (STEERABLE_APPROVALS=host) become elicitation requests; a client
+that cannot elicit gets no ask_user and has approvals denied. stdout carries MCP frames
+only; logs go to stderr.`
+
+// mcpBoot boots the app for the MCP server once it knows the workspace.
+type mcpBoot struct {
+	common commonFlags
+	strict bool
+	stderr io.Writer
+	host   *mcpserver.Host
+	stop   func() // ends the session: a configured workspace that cannot boot
+
+	mu      sync.Mutex
+	idle    *sync.Cond // signalled when a boot ends
+	booting bool
+	closed  bool // close has run: no boot starts any more
+	app     *app
+	err     error // the boot failure that ended the session
+}
+
+// opener boots in root ("" keeps the configured workspace). A failure of a
+// configured workspace ends the session (exit 2); one of a root only fails
+// the calls.
+func (m *mcpBoot) opener(fromRoots bool) mcpserver.Opener {
+	return func(_ context.Context, root string) (mcpserver.Tools, error) {
+		if fromRoots && root == "" {
+			if err := cwdNotFilesystemRoot(); err != nil {
+				return mcpserver.Tools{}, err
+			}
+		}
+		t, err := m.boot(root)
+		if err != nil && !fromRoots {
+			m.mu.Lock()
+			m.err = err
+			m.mu.Unlock()
+			m.stop()
+		}
+		return t, err
+	}
+}
+
+// cwdNotFilesystemRoot refuses the last fallback, the process cwd, when it
+// is the filesystem root: a client that sends no roots and starts its
+// servers in / (Claude Desktop does on macOS) would otherwise hand the
+// model the whole disk as its workspace.
+func cwdNotFilesystemRoot() error {
+	dir, err := os.Getwd()
+	if err != nil {
+		return fmt.Errorf("workspace: %w; pass one with --cwd or STEERABLE_WORKSPACE", err)
+	}
+	if filepath.Dir(dir) == dir {
+		return fmt.Errorf("the workspace would be the filesystem root %s (the client started the server there and sent no roots): "+
+			"add \"--cwd\", \"/path/to/project\" to the server's args, or set STEERABLE_WORKSPACE", dir)
+	}
+	return nil
+}
+
+// boot runs once (the server opens its workspace once); close waits for it.
+func (m *mcpBoot) boot(root string) (mcpserver.Tools, error) {
+	m.mu.Lock()
+	if m.closed {
+		m.booting = false
+		m.idle.Broadcast()
+		m.mu.Unlock()
+		return mcpserver.Tools{}, fmt.Errorf("the MCP session has ended")
+	}
+	m.booting = true
+	m.mu.Unlock()
+	defer func() {
+		m.mu.Lock()
+		m.booting = false
+		m.idle.Broadcast()
+		m.mu.Unlock()
+	}()
+	flags := m.common
+	if root != "" {
+		flags.cwd = root
+	}
+	a, err := boot(flags, m.strict, m.stderr)
+	if err != nil {
+		return mcpserver.Tools{}, err
+	}
+	m.mu.Lock()
+	m.app = a
+	m.mu.Unlock()
+	if err := a.buildTools(m.host); err != nil {
+		return mcpserver.Tools{}, err
+	}
+	return mcpserver.Tools{Registry: a.registry, Dispatcher: a.dispatcher, Workspace: a.cfg.Workspace}, nil
+}
+
+// failure is the boot failure that ended the session, once any boot in
+// progress is done: a configured workspace boots as the session starts, and
+// a client that hangs up at once must still see the exit code.
+func (m *mcpBoot) failure() error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for m.booting {
+		m.idle.Wait()
+	}
+	return m.err
+}
+
+// close waits for a boot in progress, then releases the app (sandbox temp
+// dir, files).
+func (m *mcpBoot) close() {
+	m.mu.Lock()
+	m.closed = true
+	for m.booting {
+		m.idle.Wait()
+	}
+	a := m.app
+	m.mu.Unlock()
+	if a != nil {
+		a.close()
+	}
+}

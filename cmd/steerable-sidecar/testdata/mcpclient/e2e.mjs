@@ -1,0 +1,176 @@
+// End-to-end scenarios of `steerable-sidecar mcp` driven by the official MCP
+// TypeScript SDK client (run by mcp_node_test.go through the testdata/mcpnode
+// scripts). Usage: node e2e.mjs SCENARIO WORKSPACE [sidecar flags...]
+//
+// Each scenario prints one line per fact for the script to match, and throws
+// (exit 1) when the server breaks the protocol or a mapping.
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import {
+  ElicitRequestSchema,
+  ListRootsRequestSchema,
+  ToolListChangedNotificationSchema,
+  LATEST_PROTOCOL_VERSION,
+} from "@modelcontextprotocol/sdk/types.js";
+
+const [scenario, workspace, ...flags] = process.argv.slice(2);
+
+function check(cond, what) {
+  if (!cond) throw new Error(`check failed: ${what}`);
+}
+
+async function connect({ capabilities = {}, args = ["--cwd", workspace], setup } = {}) {
+  const transport = new StdioClientTransport({
+    command: "steerable-sidecar",
+    args: ["mcp", "--log-level", "warn", ...args, ...flags],
+    env: process.env,
+    stderr: "inherit",
+  });
+  let negotiated = null;
+  transport.setProtocolVersion = (v) => { negotiated = v; };
+  const client = new Client({ name: "e2e", version: "1.0.0" }, { capabilities });
+  setup?.(client);
+  await client.connect(transport);
+  return { client, negotiated: () => negotiated };
+}
+
+function data(res) {
+  check(res.structuredContent && typeof res.structuredContent === "object", "structuredContent is an object");
+  const rendered = JSON.parse(res.content[1].text);
+  check(JSON.stringify(rendered) === JSON.stringify(res.structuredContent), "the second text block renders structuredContent");
+  return res.structuredContent;
+}
+
+const scenarios = {
+  // initialize and tools/list: the negotiated version, the capabilities,
+  // the model view with its annotations.
+  async initialize() {
+    const { client, negotiated } = await connect();
+    console.log(`protocol ${negotiated()} (client latest ${LATEST_PROTOCOL_VERSION})`);
+    check(negotiated() >= "2025-06-18", "negotiated 2025-06-18 or newer");
+    console.log(`server ${client.getServerVersion().name}`);
+    console.log(`tools.listChanged ${client.getServerCapabilities().tools?.listChanged}`);
+    const { tools } = await client.listTools();
+    console.log(`tools ${tools.map((t) => t.name).join(",")}`);
+    for (const name of ["read_file", "write_file", "bash"]) {
+      const t = tools.find((t) => t.name === name);
+      console.log(`${name} title=${t.title} ${JSON.stringify(t.annotations)}`);
+    }
+    await client.close();
+  },
+
+  // read_file → edit_file with the version; a stale version is refused.
+  async cas() {
+    const { client } = await connect();
+    const read = await client.callTool({ name: "read_file", arguments: { path: "notes.txt" } });
+    check(!read.isError, "read_file succeeds");
+    const v1 = data(read).version;
+    const edit = (version, oldText, newText) =>
+      client.callTool({ name: "edit_file", arguments: { path: "notes.txt", expectedVersion: version, edits: [{ oldText, newText }] } });
+    const ok = await edit(v1, "beta", "gamma");
+    check(!ok.isError, `edit at the read version: ${ok.content[0].text}`);
+    console.log(`edited version changed ${data(ok).version !== v1}`);
+    const stale = await edit(v1, "alpha", "omega");
+    console.log(`stale isError ${stale.isError}: ${stale.content[0].text}`);
+    await client.close();
+  },
+
+  // bash streams progress; aborting a call sends notifications/cancelled,
+  // which kills the command.
+  async bash() {
+    const { client } = await connect();
+    const chunks = [];
+    // The trailing sleep keeps "two" from arriving in the same read as the
+    // result: this client runs progress handlers in a microtask, after the
+    // result (read in the same chunk) has already removed the handler.
+    const res = await client.callTool({ name: "bash", arguments: { command: "echo one; sleep 0.5; echo two; sleep 0.3" } }, undefined, {
+      onprogress: (p) => chunks.push(p.message),
+    });
+    // Chunks are batched (at most one notification per 100 ms per stream).
+    console.log(`progress ${chunks.length >= 1 ? "received" : "missing"} ${JSON.stringify(chunks.join(""))}`);
+    console.log(`stdout ${JSON.stringify(data(res).stdout)}`);
+    const abort = new AbortController();
+    const marker = `mcp-node-cancel-${process.pid}`;
+    const long = client.callTool({ name: "bash", arguments: { command: `echo started; exec -a ${marker} sleep 60` } }, undefined, {
+      signal: abort.signal,
+      onprogress: () => abort.abort("user pressed stop"),
+    });
+    const outcome = await long.then(() => "answered", (e) => `rejected: ${e.name}`);
+    console.log(`cancelled call ${outcome}`);
+    console.log(`marker ${marker}`);
+    // The session goes on after the cancellation.
+    const after = await client.callTool({ name: "bash", arguments: { command: "echo after" } });
+    console.log(`after ${JSON.stringify(data(after).stdout)}`);
+    await client.close();
+  },
+
+  // ask_user becomes an elicitation the client answers.
+  async elicit() {
+    const asked = [];
+    const { client } = await connect({
+      capabilities: { elicitation: { form: {} } },
+      setup: (c) =>
+        c.setRequestHandler(ElicitRequestSchema, async (req) => {
+          asked.push(req.params);
+          return { action: "accept", content: { env: "prod", checks: ["lint"], note: "ship it" } };
+        }),
+    });
+    const { tools } = await client.listTools();
+    console.log(`ask_user offered ${tools.some((t) => t.name === "ask_user")}`);
+    const res = await client.callTool({
+      name: "ask_user",
+      arguments: {
+        intro: "Before I deploy:",
+        questions: [
+          { id: "env", text: "Which environment?", type: "select", options: [{ label: "staging" }, { label: "prod" }] },
+          { id: "checks", text: "Which checks?", type: "select", multiSelect: true, options: [{ label: "lint" }, { label: "tests" }] },
+          { id: "note", text: "Release note?", type: "text" },
+        ],
+      },
+    });
+    const schema = asked[0].requestedSchema;
+    console.log(`elicitation message ${JSON.stringify(asked[0].message)} fields ${Object.keys(schema.properties).join(",")}`);
+    console.log(`answers ${JSON.stringify(data(res).answers)} cancelled ${data(res).cancelled}`);
+    await client.close();
+  },
+
+  // tool_search's match joins tools/list after notifications/tools/list_changed.
+  async search() {
+    let changed;
+    const listChanged = new Promise((resolve) => { changed = resolve; });
+    const { client } = await connect({
+      args: ["--cwd", workspace, "--strategy", "progressive"],
+      setup: (c) => c.setNotificationHandler(ToolListChangedNotificationSchema, () => changed()),
+    });
+    const before = (await client.listTools()).tools.map((t) => t.name);
+    console.log(`listed before ${before.includes("create_calendar_event")}`);
+    const res = await client.callTool({ name: "tool_search", arguments: { query: "calendar event" } });
+    console.log(`matches ${data(res).matches.map((m) => m.name).join(",")}`);
+    await Promise.race([listChanged, new Promise((_, reject) => setTimeout(() => reject(new Error("no list_changed in 10s")), 10000).unref())]);
+    console.log("list_changed received");
+    const after = (await client.listTools()).tools.map((t) => t.name);
+    console.log(`listed after ${after.includes("create_calendar_event")}`);
+    const call = await client.callTool({ name: "create_calendar_event", arguments: { title: "standup" } });
+    console.log(`called ${call.content[0].text}`);
+    await client.close();
+  },
+
+  // Without --cwd the workspace is the client's first root.
+  async roots() {
+    const { client } = await connect({
+      args: [],
+      capabilities: { roots: { listChanged: true } },
+      setup: (c) => c.setRequestHandler(ListRootsRequestSchema, async () => ({ roots: [{ uri: `file://${workspace}`, name: "ws" }] })),
+    });
+    const res = await client.callTool({ name: "read_file", arguments: { path: "notes.txt" } });
+    console.log(`read from the root ${!res.isError} ${JSON.stringify(data(res).content)}`);
+    await client.close();
+  },
+};
+
+const run = scenarios[scenario];
+if (!run) {
+  console.error(`unknown scenario ${scenario}; one of ${Object.keys(scenarios).join(", ")}`);
+  process.exit(2);
+}
+await run();

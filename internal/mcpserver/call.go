@@ -1,0 +1,58 @@
+package mcpserver
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"steerable.dev/sidecar/internal/tools"
+	"steerable.dev/sidecar/protocol"
+)
+
+// callTool answers tools/call through the one dispatch pipeline (SPEC §3:
+// validation, approval, sandbox, read state): the same as tool.invoke. The
+// request's context is the call's: notifications/cancelled cancels it, which
+// kills a running shell's process group exactly as $/cancelRequest does.
+func (s *Server) callTool(ctx context.Context, req *mcp.CallToolRequest) (mcp.Result, error) {
+	t, err := s.ws.get(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if msg := s.ws.movedMessage(); msg != "" {
+		return encodeResult(refusal(msg), s.wire)
+	}
+	p := req.Params
+	if _, ok := t.Registry.Lookup(p.Name); !ok {
+		// MCP: an unknown tool is a protocol error (-32602), not a result.
+		sugg := t.Registry.Suggest(p.Name)
+		return nil, invalidParams(unknownToolMessage(p.Name, sugg), map[string]any{"unknownTool": p.Name, "suggestions": sugg})
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	defer context.AfterFunc(s.stop, cancel)()
+	select {
+	case s.sem <- struct{}{}:
+		defer func() { <-s.sem }()
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	id := tools.NewCallID()
+	defer s.opts.Host.begin(id, req.Session, p.GetProgressToken())()
+	res := t.Dispatcher.Dispatch(ctx, tools.Invocation{ToolCall: protocol.ToolCall{ID: id, Name: p.Name, Arguments: p.Arguments}})
+	if p.Name == toolSearchName && res.Success && s.view.unlock(res) && s.isInitialized(req.Session) {
+		// Before the result, so the client can refresh its list before the
+		// model calls a match.
+		s.notifyListChanged(ctx, req.Session)
+	}
+	return encodeResult(callResult(res), s.wire)
+}
+
+func unknownToolMessage(name string, suggestions []string) string {
+	msg := fmt.Sprintf("unknown tool: %s", name)
+	if len(suggestions) > 0 {
+		msg += " (did you mean " + strings.Join(suggestions, ", ") + "?)"
+	}
+	return msg + "; call tools/list for the tools this server offers"
+}

@@ -1,0 +1,270 @@
+package mcpserver
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/rs/zerolog"
+)
+
+// StreamTransport is MCP's stdio transport over any reader and writer: one
+// JSON-RPC message per line. Unlike the SDK's StdioTransport it never ends
+// the session over bad input (see decodeFrame), holds EOF until in-flight
+// calls are answered (or Grace passes), and sends no reply to a cancelled
+// request (MCP "Cancellation": the receiver SHOULD NOT respond).
+type StreamTransport struct {
+	In       io.Reader // closed by the connection's Close when it is an io.Closer
+	Out      io.Writer
+	MaxFrame int           // longest line in bytes (0: 16 MiB)
+	Grace    time.Duration // after EOF, how long in-flight calls may finish
+	Log      zerolog.Logger
+
+	wire *handoff // set by Server.Connect: results it hands past the SDK
+}
+
+// defaultMaxFrame matches STEERABLE_MAX_FRAME_BYTES's default.
+const defaultMaxFrame = 16 << 20
+
+// Connect implements mcp.Transport.
+func (t *StreamTransport) Connect(context.Context) (mcp.Connection, error) {
+	max := t.MaxFrame
+	if max <= 0 {
+		max = defaultMaxFrame
+	}
+	c := &conn{
+		lines:    &lineReader{in: bufio.NewReaderSize(t.In, 64<<10), max: max},
+		out:      t.Out,
+		wire:     t.wire,
+		grace:    t.Grace,
+		log:      t.Log,
+		incoming: make(chan jsonrpc.Message),
+		eof:      make(chan error, 1),
+		closed:   make(chan struct{}),
+		inflight: map[jsonrpc.ID]bool{},
+		idle:     closedChan(),
+	}
+	if cl, ok := t.In.(io.Closer); ok {
+		c.inCloser = cl
+	}
+	go c.readLoop()
+	return c, nil
+}
+
+// conn is one session's connection. The read loop decodes lines and answers
+// bad ones itself; Read hands valid messages to the SDK and keeps the
+// in-flight set that EOF and cancellation need.
+type conn struct {
+	lines    *lineReader
+	inCloser io.Closer
+	out      io.Writer
+	wire     *handoff // nil: results come whole from the SDK
+	grace    time.Duration
+	log      zerolog.Logger
+
+	incoming  chan jsonrpc.Message
+	eof       chan error // the read loop's last error (io.EOF at end of input)
+	closed    chan struct{}
+	closeOnce sync.Once
+
+	wmu sync.Mutex // one write per frame, frames whole
+
+	mu       sync.Mutex
+	inflight map[jsonrpc.ID]bool // incoming calls not answered yet; true once cancelled
+	idle     chan struct{}       // closed while inflight is empty
+}
+
+func closedChan() chan struct{} {
+	c := make(chan struct{})
+	close(c)
+	return c
+}
+
+// readLoop reads frames until the input ends, answering bad ones.
+func (c *conn) readLoop() {
+	for {
+		line, err := c.lines.next()
+		switch {
+		case errors.Is(err, errFrameTooLarge):
+			c.reject(&badFrame{code: jsonrpc.CodeInvalidRequest,
+				msg: fmt.Sprintf("frame exceeds %d bytes (STEERABLE_MAX_FRAME_BYTES) and was discarded", c.lines.max)})
+			continue
+		case err != nil:
+			if !errors.Is(err, io.EOF) && !errors.Is(err, os.ErrClosed) && !errors.Is(err, io.ErrClosedPipe) {
+				c.log.Warn().Err(err).Msg("reading stdin failed; treating it as end of input")
+			}
+			c.eof <- io.EOF
+			return
+		}
+		if len(line) == 0 || isBlank(line) {
+			continue
+		}
+		msg, bad := decodeFrame(line)
+		if bad != nil {
+			c.reject(bad)
+			continue
+		}
+		select {
+		case c.incoming <- msg:
+		case <-c.closed:
+			return
+		}
+	}
+}
+
+func isBlank(b []byte) bool {
+	for _, c := range b {
+		if c != ' ' && c != '\t' && c != '\r' && c != '\n' {
+			return false
+		}
+	}
+	return true
+}
+
+func (c *conn) reject(b *badFrame) {
+	c.log.Warn().Int64("code", b.code).Str("error", b.msg).Msg("bad frame answered and skipped")
+	_ = c.writeFrame(errorFrame(b.id, &jsonrpc.Error{Code: b.code, Message: b.msg}))
+}
+
+// Read implements mcp.Connection.
+func (c *conn) Read(ctx context.Context) (jsonrpc.Message, error) {
+	select {
+	case msg := <-c.incoming:
+		c.track(msg)
+		return msg, nil
+	case err := <-c.eof:
+		c.drain()
+		return nil, err
+	case <-c.closed:
+		return nil, io.EOF
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+// track records incoming calls, and marks the one a notifications/cancelled
+// names so its late reply is dropped.
+func (c *conn) track(msg jsonrpc.Message) {
+	req, ok := msg.(*jsonrpc.Request)
+	if !ok {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	switch {
+	case req.IsCall():
+		if len(c.inflight) == 0 {
+			c.idle = make(chan struct{})
+		}
+		if _, dup := c.inflight[req.ID]; !dup { // the SDK refuses the duplicate
+			c.inflight[req.ID] = false
+		}
+	case req.Method == "notifications/cancelled":
+		if id, ok := cancelledID(req); ok {
+			if _, live := c.inflight[id]; live {
+				c.inflight[id] = true
+			}
+		}
+	}
+}
+
+// drain waits, after EOF, until every in-flight call is answered, the grace
+// period ends or the connection closes; the SDK then cancels the rest.
+func (c *conn) drain() {
+	c.mu.Lock()
+	idle := c.idle
+	c.mu.Unlock()
+	t := time.NewTimer(c.grace)
+	defer t.Stop()
+	select {
+	case <-idle:
+	case <-t.C:
+		c.log.Warn().Dur("grace", c.grace).Msg("end of input: cancelling calls still running after the grace period")
+	case <-c.closed:
+	}
+}
+
+// Write implements mcp.Connection.
+func (c *conn) Write(_ context.Context, msg jsonrpc.Message) error {
+	if resp, ok := msg.(*jsonrpc.Response); ok {
+		result := resp.Result
+		if c.wire != nil {
+			result = c.wire.take(result) // taken even when cancelled, so nothing stays held
+		}
+		if c.answered(resp.ID) {
+			return nil // cancelled: the client no longer waits for it
+		}
+		if resp.Error != nil {
+			return c.writeFrame(errorFrame(resp.ID, wireError(resp.Error)))
+		}
+		return c.writeFrame(resultFrame(resp.ID, result))
+	}
+	b, err := jsonrpc.EncodeMessage(msg)
+	if err != nil {
+		return fmt.Errorf("encoding a message: %w", err)
+	}
+	return c.writeFrame(append(b, '\n'))
+}
+
+// resultFrame encodes a reply by hand: the SDK's encoder would re-validate
+// the result, which is compact JSON already (the SDK's encoding, or the
+// server's own through the handoff).
+func resultFrame(rid jsonrpc.ID, result json.RawMessage) []byte {
+	id, _ := json.Marshal(rid.Raw())
+	if len(result) == 0 {
+		result = json.RawMessage("null")
+	}
+	b := make([]byte, 0, len(result)+len(id)+40)
+	b = append(b, `{"jsonrpc":"2.0","id":`...)
+	b = append(b, id...)
+	b = append(b, `,"result":`...)
+	b = append(b, result...)
+	return append(b, "}\n"...)
+}
+
+// answered removes id from the in-flight set and reports whether its call
+// was cancelled.
+func (c *conn) answered(id jsonrpc.ID) (cancelled bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	cancelled, live := c.inflight[id]
+	if !live {
+		return false
+	}
+	delete(c.inflight, id)
+	if len(c.inflight) == 0 {
+		close(c.idle)
+	}
+	return cancelled
+}
+
+func (c *conn) writeFrame(b []byte) error {
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	_, err := c.out.Write(b)
+	return err
+}
+
+// Close implements mcp.Connection.
+func (c *conn) Close() error {
+	c.closeOnce.Do(func() {
+		close(c.closed)
+		if c.inCloser != nil {
+			c.inCloser.Close()
+		}
+	})
+	return nil
+}
+
+// SessionID implements mcp.Connection: stdio sessions have none.
+func (c *conn) SessionID() string { return "" }
+
+var _ mcp.Connection = (*conn)(nil)

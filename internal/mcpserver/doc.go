@@ -1,0 +1,72 @@
+// Package mcpserver serves the sidecar's tools to any Model Context Protocol
+// client (Claude Desktop, VS Code, Cursor, custom agents) over stdio, built on
+// the official Go SDK (github.com/modelcontextprotocol/go-sdk/mcp).
+//
+// # One code path
+//
+// The server holds no tool of its own. tools/list is the registry's model
+// view (tools.Registry.List, SPEC §3) and tools/call is the one dispatch
+// pipeline (tools.Dispatcher: validation, approval, sandbox, read state),
+// the same as `serve`'s tool.invoke. Whatever registers in the registry —
+// built-ins, host tools, plugin tools — is served, and a registry change
+// that alters the list sends notifications/tools/list_changed. The SDK's own
+// tool table stays empty: a receiving middleware answers tools/list and
+// tools/call, and list_changed goes out through the SDK's sending handler.
+//
+// # Mappings
+//
+//   - tools/list: name, title, description, inputSchema (an object schema:
+//     "type":"object" is made explicit; a tool whose schema is another type
+//     is left out and logged) and annotations from the mode
+//     (annotations.go). ask_user is listed only for a client that declared
+//     elicitation. With a strategy that offers tool_search (full,
+//     progressive), its matches join the list for the rest of the session:
+//     an MCP client calls only listed tools.
+//   - tools/call: the ToolResult's message (or error) is the first text
+//     block, data is structuredContent and, serialised, a second text
+//     block; success:false is isError:true; needsFollowup, terminal and
+//     nextAction travel in _meta["steerable.dev/toolResult"]. An unknown
+//     tool is -32602 (MCP: a protocol error), with the closest names.
+//   - notifications/cancelled cancels the call's context: a shell's process
+//     group is killed exactly as on $/cancelRequest. The cancelled request
+//     gets no reply (MCP: the receiver SHOULD NOT respond).
+//   - tool.progress becomes notifications/progress when the call carried a
+//     progress token: the chunk as message, bytes so far as progress.
+//   - ask_user.request and approval.request become elicitation/create
+//     (elicit.go); a client without elicitation gets no question: ask_user
+//     records cancelled, an approval is denied (fail closed). tool.invoke
+//     and web_search.request have no MCP counterpart and fail with
+//     tools.ErrHostGone.
+//
+// # Workspace and roots
+//
+// With a workspace fixed by configuration the tools open at once and roots
+// are ignored. Otherwise the workspace is the client's first file:// root,
+// asked with roots/list after notifications/initialized. The read state and
+// the sandbox belong to that directory: a roots/list_changed whose first
+// root is elsewhere makes every later tools/call an isError refusal naming
+// the fix (restart the server, move the root back, or --cwd), logged on
+// stderr and sent as an MCP log message; calls resume if the root comes
+// back.
+//
+// # Framing and bad input
+//
+// The SDK's stdio transport ends the session on a line it cannot decode.
+// StreamTransport (conn.go, frame.go) answers such lines itself and reads
+// on: not JSON -32700, batches, non-objects, bad ids, oversized lines
+// -32600. The SDK's plain errors for protocol misuse (a call before
+// initialize, a second initialize), which it would send with code 0, are
+// -32600. On EOF, in-flight calls may finish for the grace period. A
+// tools/call result is encoded once, by this package; through a
+// StreamTransport it is handed to the connection past the SDK's encoder,
+// which would re-validate it byte by byte (handoff.go).
+//
+// # Protocol versions
+//
+// The server negotiates the SDK's handshake versions (2024-11-05 through
+// 2025-11-25); the 2026-07-28 sessionless protocol forbids the
+// server-initiated requests (elicitation, roots) this server is built on.
+//
+// A Server serves one session: its read state, unlocked tools and
+// workspace belong to one client, as one sidecar process serves one agent.
+package mcpserver

@@ -1,0 +1,149 @@
+package mcpserver
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"steerable.dev/sidecar/protocol"
+)
+
+// resultMetaKey names the ToolResult flags MCP has no field for, in the
+// result's _meta.
+const resultMetaKey = "steerable.dev/toolResult"
+
+// callResult maps a ToolResult to MCP (SPEC §5 mcp): message or error as the
+// first text block; data as structuredContent and, for clients that ignore
+// structuredContent, as a JSON text block (MCP "Structured Content": a tool
+// that returns it SHOULD also return it serialised); success:false as
+// isError, so the model reads the error, which names the fix. The flags MCP
+// lacks (needsFollowup, terminal, nextAction) travel in _meta.
+func callResult(res protocol.ToolResult) *mcp.CallToolResult {
+	out := &mcp.CallToolResult{
+		IsError: !res.Success,
+		Content: []mcp.Content{&mcp.TextContent{Text: resultText(res)}},
+		Meta:    mcp.Meta{resultMetaKey: resultFlags(res)},
+	}
+	if len(res.Data) > 0 {
+		if b, err := json.Marshal(res.Data); err == nil {
+			out.StructuredContent = json.RawMessage(b)
+			out.Content = append(out.Content, &mcp.TextContent{Text: string(b)})
+		}
+	}
+	return out
+}
+
+// resultText is what the model reads first: the message of a success; the
+// error of a failure, then its message and next action when it has them.
+func resultText(res protocol.ToolResult) string {
+	parts := []string{res.Message}
+	if !res.Success {
+		parts = []string{res.Error, res.Message}
+	}
+	if res.NextAction != "" {
+		parts = append(parts, "Next: "+res.NextAction)
+	}
+	parts = nonEmpty(parts)
+	if len(parts) == 0 {
+		if res.Success {
+			return "ok"
+		}
+		return "the tool failed without saying why"
+	}
+	return strings.Join(parts, "\n")
+}
+
+func nonEmpty(ss []string) []string {
+	out := ss[:0]
+	for _, s := range ss {
+		if s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func resultFlags(res protocol.ToolResult) map[string]any {
+	flags := map[string]any{"success": res.Success}
+	if res.NeedsFollowup {
+		flags["needsFollowup"] = true
+	}
+	if res.Terminal {
+		flags["terminal"] = true
+	}
+	if res.NextAction != "" {
+		flags["nextAction"] = res.NextAction
+	}
+	return flags
+}
+
+// refusal is an isError result the server itself returns (the workspace
+// moved): the model reads why and tells the user.
+func refusal(msg string) *mcp.CallToolResult {
+	return callResult(protocol.ToolResult{Success: false, Terminal: true, Error: msg})
+}
+
+// wireResult is a tools/call result already in its JSON form. The SDK's own
+// CallToolResult encoding nests three MarshalJSON levels, and encoding/json
+// re-validates every level's output: a 4 KiB file was scanned five times.
+// Built here in one pass, the encoder only validates it once.
+type wireResult struct {
+	mcp.ResultBase
+	json []byte
+}
+
+// MarshalJSON implements json.Marshaler.
+func (w *wireResult) MarshalJSON() ([]byte, error) { return w.json, nil }
+
+// encodeResult is r in the wire form MCP's CallToolResult has (the shape
+// callResult builds: text content blocks, structuredContent, isError,
+// _meta). With a handoff (h non-nil) the SDK gets a ticket for it.
+func encodeResult(r *mcp.CallToolResult, h *handoff) (mcp.Result, error) {
+	var b bytes.Buffer
+	if raw, ok := r.StructuredContent.(json.RawMessage); ok {
+		b.Grow(2*len(raw) + 512) // it appears twice: as JSON and as text
+	}
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	b.WriteString(`{"content":[`)
+	for i, c := range r.Content {
+		tc, ok := c.(*mcp.TextContent)
+		if !ok {
+			return r, nil // not a shape this encoder knows: the SDK encodes it
+		}
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(`{"type":"text","text":`)
+		if err := enc.Encode(tc.Text); err != nil {
+			return nil, err
+		}
+		trimNewline(&b)
+		b.WriteByte('}')
+	}
+	b.WriteByte(']')
+	if raw, ok := r.StructuredContent.(json.RawMessage); ok && len(raw) > 0 {
+		b.WriteString(`,"structuredContent":`)
+		b.Write(raw)
+	}
+	if r.IsError {
+		b.WriteString(`,"isError":true`)
+	}
+	if len(r.Meta) > 0 {
+		b.WriteString(`,"_meta":`)
+		if err := enc.Encode(r.Meta); err != nil {
+			return nil, err
+		}
+		trimNewline(&b)
+	}
+	b.WriteByte('}')
+	if h != nil {
+		return &wireResult{json: h.hold(b.Bytes())}, nil
+	}
+	return &wireResult{json: b.Bytes()}, nil
+}
+
+// trimNewline drops the newline json.Encoder ends every value with.
+func trimNewline(b *bytes.Buffer) { b.Truncate(b.Len() - 1) }
