@@ -6,15 +6,16 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"strconv"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+
+	"steerable.dev/sidecar/protocol"
 )
 
 // errFrameTooLarge is a line longer than the frame limit; it has been read
 // and discarded through its newline.
-var errFrameTooLarge = errors.New("frame too large")
+var errFrameTooLarge = protocol.ErrFrameTooLarge
 
 // lineReader reads newline-delimited frames of at most max bytes.
 type lineReader struct {
@@ -22,40 +23,8 @@ type lineReader struct {
 	max int
 }
 
-// next returns one frame without its newline handling: a longer line is
-// discarded through its newline and reported as errFrameTooLarge, and a last
-// line without a newline is still a frame.
-func (r *lineReader) next() ([]byte, error) {
-	var buf []byte
-	for {
-		chunk, err := r.in.ReadSlice('\n')
-		if len(buf)+len(chunk) > r.max+1 {
-			if errors.Is(err, bufio.ErrBufferFull) {
-				r.discardLine()
-			}
-			return nil, errFrameTooLarge
-		}
-		buf = append(buf, chunk...)
-		switch {
-		case err == nil:
-			return buf, nil
-		case errors.Is(err, bufio.ErrBufferFull):
-			continue
-		case errors.Is(err, io.EOF) && len(buf) > 0:
-			return buf, nil
-		default:
-			return nil, err
-		}
-	}
-}
-
-func (r *lineReader) discardLine() {
-	for {
-		if _, err := r.in.ReadSlice('\n'); !errors.Is(err, bufio.ErrBufferFull) {
-			return
-		}
-	}
-}
+// next returns one frame (protocol.ReadLine).
+func (r *lineReader) next() ([]byte, error) { return protocol.ReadLine(r.in, r.max) }
 
 // badFrame is the error reply owed to a frame that never reaches the SDK:
 // the SDK's connection closes on anything it cannot decode, so everything it

@@ -22,7 +22,7 @@ const (
 )
 
 var (
-	errFrameTooLarge = errors.New("frame too large")
+	errFrameTooLarge = protocol.ErrFrameTooLarge
 	errBadHeader     = errors.New("missing or invalid Content-Length header")
 )
 
@@ -103,41 +103,7 @@ func (s *stream) next() ([]byte, error) {
 	if s.framing == FramingContentLength {
 		return s.readContentLength()
 	}
-	return s.readLine()
-}
-
-// readLine reads one newline-terminated frame of at most maxFrame bytes; a
-// longer one is discarded through its newline.
-func (s *stream) readLine() ([]byte, error) {
-	var buf []byte
-	for {
-		chunk, err := s.in.ReadSlice('\n')
-		if len(buf)+len(chunk) > s.maxFrame+1 {
-			if errors.Is(err, bufio.ErrBufferFull) {
-				s.discardLine()
-			}
-			return nil, errFrameTooLarge
-		}
-		buf = append(buf, chunk...)
-		switch {
-		case err == nil:
-			return buf, nil
-		case errors.Is(err, bufio.ErrBufferFull):
-			continue
-		case errors.Is(err, io.EOF) && len(buf) > 0:
-			return buf, nil // a last frame without its newline
-		default:
-			return nil, err
-		}
-	}
-}
-
-func (s *stream) discardLine() {
-	for {
-		if _, err := s.in.ReadSlice('\n'); !errors.Is(err, bufio.ErrBufferFull) {
-			return
-		}
-	}
+	return protocol.ReadLine(s.in, s.maxFrame)
 }
 
 // readContentLength reads one LSP-style frame: headers, a blank line, then
@@ -189,7 +155,7 @@ func (s *stream) readLineLimited(limit int) (string, error) {
 		buf = append(buf, chunk...)
 		if len(buf) > limit {
 			if errors.Is(err, bufio.ErrBufferFull) {
-				s.discardLine()
+				protocol.DiscardLine(s.in)
 			}
 			return "", errBadHeader
 		}
