@@ -49,7 +49,7 @@ func (l *SandboxLauncher) Launch(in Launch) (Process, error) {
 		return nil, err
 	}
 	if !in.Policy.None && l.sb.Info().Backend == "bwrap" {
-		if err := visibleInBwrap(in.Policy.Writable, path, in.Dir); err != nil {
+		if err := visibleInBwrap(in.Policy.Writable, append([]string{path, in.Dir}, hostPaths(in.Argv[1:])...)...); err != nil {
 			return nil, err
 		}
 	}
@@ -97,6 +97,23 @@ func visibleInBwrap(writable []string, paths ...string) error {
 		return fmt.Errorf("under the bwrap sandbox /tmp is private to the plugin, so %s is not visible to it; install the server outside /tmp, or list its directory in the manifest's \"sandbox\": {\"writable\": [...]}", p)
 	}
 	return nil
+}
+
+// hostPaths are the arguments that name an existing absolute path on the
+// host (a script the interpreter runs, a directory to serve): under bwrap
+// they must be visible too, or the server fails with its own "not found".
+// An argument the server creates itself (a log under its private /tmp)
+// does not exist yet and is left alone.
+func hostPaths(args []string) []string {
+	var paths []string
+	for _, a := range args {
+		if filepath.IsAbs(a) {
+			if _, err := os.Lstat(a); err == nil {
+				paths = append(paths, a)
+			}
+		}
+	}
+	return paths
 }
 
 // lookPath resolves a command without a slash on the sidecar's PATH, and

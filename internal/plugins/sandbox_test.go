@@ -203,4 +203,13 @@ func TestBwrapPrivateTmpIsNamed(t *testing.T) {
 	lifecycleErr(t, err, protocol.CodePluginLoad, "under the bwrap sandbox /tmp is private to the plugin, so "+exe+" is not visible to it")
 	s.Name, s.Sandbox.Writable, s.Cwd = "listed", []string{tmp}, stage
 	f.load(t, s)
+
+	// `node /tmp/…/index.js`: the program is visible, its script is not.
+	script := filepath.Join(tmp, "index.js")
+	if err := os.WriteFile(script, []byte("//"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s = testServer(t, "scriptintmp", script)
+	err = f.m.Load(context.Background(), specs{s})
+	lifecycleErr(t, err, protocol.CodePluginLoad, "under the bwrap sandbox /tmp is private to the plugin, so "+script+" is not visible to it")
 }
