@@ -10,11 +10,8 @@ mkdir -p "$bindir"
 go build -o "$bindir/core" ./bench/core
 go build -o "$bindir/floor" ./bench/core/floor
 go build -o "$bindir/echo" ./bench/core/echo
-npmdir="$BENCH_CACHE/npm"
-ref="$npmdir/node_modules/@modelcontextprotocol/server-filesystem/dist/index.js"
-if [ ! -f "$ref" ]; then
-  npm install --silent --no-audit --no-fund --prefix "$npmdir" @modelcontextprotocol/server-filesystem >/dev/null 2>&1 || true
-fi
+source bench/reference.sh
+ref="$(reference_filesystem)"
 mcp=""
-[ -f "$ref" ] && mcp="node $ref"
+[ -n "$ref" ] && mcp="node $ref"
 "$bindir/core" -bin "$BIN" -floor "$bindir/floor" -echo "$bindir/echo" -mcp "$mcp"

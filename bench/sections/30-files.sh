@@ -9,15 +9,7 @@
 # $BENCH_CACHE and is deleted afterwards.
 set -euo pipefail
 echo "== files: read_file, edit_file, repeated lines and cancel, write/read round trips"
-npm_dir="$BENCH_CACHE/npm"
-server="$npm_dir/node_modules/@modelcontextprotocol/server-filesystem/dist/index.js"
-if [ ! -f "$server" ] && command -v npm >/dev/null; then
-  npm install --prefix "$npm_dir" --no-audit --no-fund --loglevel=error @modelcontextprotocol/server-filesystem >/dev/null 2>&1 ||
-    echo "(npm install of @modelcontextprotocol/server-filesystem failed; the reference column stays empty)"
-fi
-mcp=""
-if [ -f "$server" ] && command -v node >/dev/null; then
-  mcp="$server"
-fi
+source bench/reference.sh
+mcp="$(reference_filesystem)"
 go build -o "$BENCH_CACHE/files-bench" ./bench/files
 "$BENCH_CACHE/files-bench" -bin "$BIN" -cache "$BENCH_CACHE" -mcp "$mcp"

@@ -7,15 +7,7 @@
 # is an older binary to compare them with).
 set -euo pipefail
 echo "== mcp: server mode against server-filesystem"
-npm_dir="$BENCH_CACHE/npm"
-server="$npm_dir/node_modules/@modelcontextprotocol/server-filesystem/dist/index.js"
-if [ ! -f "$server" ] && command -v npm >/dev/null; then
-  npm install --prefix "$npm_dir" --no-audit --no-fund --loglevel=error @modelcontextprotocol/server-filesystem >/dev/null 2>&1 ||
-    echo "(npm install of @modelcontextprotocol/server-filesystem failed; the reference column stays empty)"
-fi
-ref=""
-if [ -f "$server" ] && command -v node >/dev/null; then
-  ref="$server"
-fi
+source bench/reference.sh
+ref="$(reference_filesystem)"
 go build -o "$BENCH_CACHE/mcp-bench" ./bench/mcp
 "$BENCH_CACHE/mcp-bench" -bin "$BIN" -mcp "$ref" -before "${BEFORE_BIN:-}"
