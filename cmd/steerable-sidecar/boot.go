@@ -98,6 +98,12 @@ func newLogger(stderr io.Writer, level, format string) (zerolog.Logger, *logsink
 // invalid variable is a bootError naming it; otherwise each problem is logged
 // and its feature degraded (SPEC §4.3).
 func boot(flags commonFlags, strict bool, stderr io.Writer) (_ *app, err error) {
+	tmp := createSessionDir(os.TempDir()) // first: the mkdir overlaps the rest of boot
+	defer func() {
+		if err != nil {
+			tmp.discard()
+		}
+	}()
 	log, logs, err := newLogger(stderr, flags.logLevel, flags.logFormat)
 	if err != nil {
 		return nil, &bootError{err.Error()}
@@ -125,7 +131,7 @@ func boot(flags commonFlags, strict bool, stderr io.Writer) (_ *app, err error) 
 		return nil, &bootError{err.Error()}
 	}
 	a.cfg.Workspace = ws
-	if err := a.openSandbox(); err != nil {
+	if err := a.openSandbox(tmp); err != nil {
 		return nil, &bootError{err.Error()}
 	}
 	return a, nil

@@ -81,7 +81,7 @@ func (s *Sandbox) Start(c Command) (*Process, error) {
 	if env == nil {
 		env = s.Env(EnvScrubbed)
 	}
-	p := s.policy
+	p := s.Policy()
 	if c.Policy != nil {
 		p = c.Policy.normalized()
 	}

@@ -16,6 +16,10 @@ type Options struct {
 	Require     bool   // STEERABLE_SANDBOX_REQUIRE
 	Workspace   string // absolute, symlinks resolved
 	TempParent  string // the system temp dir; the session temp dir goes below it
+	// SessionDir, when set, is the session temp dir, already created by
+	// NewSessionDir under TempParent (cmd creates it while it reads the
+	// configuration); Open adopts it, and Close removes it.
+	SessionDir string
 	Environ     []string
 	Env         EnvRules    // STEERABLE_SANDBOX_ENV, STEERABLE_SANDBOX_ENV_PASS
 	Deny        DenyOptions // $HOME, STEERABLE_SANDBOX_DENY_READ, STEERABLE_SANDBOX_ALLOW_READ
@@ -86,10 +90,15 @@ type Attempt struct {
 // Selected says whether it is done (and starts nothing).
 type Sandbox struct {
 	opts     Options
-	policy   Policy
+	policy   Policy   // set by resolvePolicy
 	tmpDir   string
-	deny     denyList
+	deny     denyList // set by resolvePolicy
 	launcher *launcher
+
+	// resolvePolicy resolves the deny list (some 90 lstats) and builds the
+	// policy, once: the selection does it first, after the ready marker,
+	// and Policy and Start wait for it.
+	resolvePolicy func()
 
 	probeCtx  context.Context // the selection's, from Open
 	probeOnce sync.Once       // starts the selection
@@ -118,18 +127,23 @@ type Sandbox struct {
 // unconfined (backend none), unless Require. The error is non-nil only
 // when the temp dir cannot be created.
 func Open(ctx context.Context, opts Options) (*Sandbox, error) {
-	tmp, err := NewSessionDir(opts.TempParent)
-	if err != nil {
-		return nil, err
+	tmp := opts.SessionDir
+	if tmp == "" {
+		var err error
+		if tmp, err = NewSessionDir(opts.TempParent); err != nil {
+			return nil, err
+		}
 	}
-	roots := []string{opts.Workspace, tmp}
-	deny := resolveDenyList(opts.Deny, roots)
 	s := &Sandbox{
-		opts: opts, tmpDir: tmp, deny: deny, probeCtx: ctx, selected: make(chan struct{}),
-		policy: Policy{WritableRoots: roots, Network: opts.Network, UnixSockets: opts.UnixSockets,
-			DenyRead: deny.paths, Limits: opts.Limits}.normalized(),
+		opts: opts, tmpDir: tmp, probeCtx: ctx, selected: make(chan struct{}),
 		launcher: &launcher{owner: ownerTag()},
 	}
+	s.resolvePolicy = sync.OnceFunc(func() {
+		roots := []string{opts.Workspace, tmp}
+		s.deny = resolveDenyList(opts.Deny, roots)
+		s.policy = Policy{WritableRoots: roots, Network: opts.Network, UnixSockets: opts.UnixSockets,
+			DenyRead: s.deny.paths, Limits: opts.Limits}.normalized()
+	})
 	if s.opts.Self.File == nil {
 		s.opts.Self = OpenSelf("steerable-sidecar")
 	}
@@ -155,6 +169,7 @@ func (s *Sandbox) waitSelected() {
 // candidates in order, keeping the first that passes.
 func (s *Sandbox) selectBackend(ctx context.Context) {
 	defer close(s.selected)
+	s.resolvePolicy()
 	s.launcher.startWatchdog() // before any command (the probe's first) runs: watchdog.go
 	s.stale = RemoveStaleSessionDirs(s.opts.TempParent)
 	if s.opts.noCgroups {
@@ -281,7 +296,10 @@ func (s *Sandbox) TempDir() string { return s.tmpDir }
 
 // Policy is the session's policy. A Command may carry a policy derived
 // from it (Policy.WithWritable, Policy.WithNetwork).
-func (s *Sandbox) Policy() Policy { return s.policy }
+func (s *Sandbox) Policy() Policy {
+	s.resolvePolicy()
+	return s.policy
+}
 
 // Lifetime is the guarantee that ends a child's whole tree here.
 func (s *Sandbox) Lifetime() Lifetime {
