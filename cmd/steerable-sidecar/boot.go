@@ -46,6 +46,7 @@ type app struct {
 	runCode     *runcode.Runtime // nil when run_code is not configured
 
 	sessions *shellsession.Manager // bash_session's shells; nil when not registered
+	closing  chan struct{}         // closed by close: a deferred probe does not start
 }
 
 // extraTools is set only by the end-to-end test binary, to register tools
@@ -121,7 +122,8 @@ func boot(flags commonFlags, strict bool, stderr io.Writer) (_ *app, err error) 
 		}
 		return nil, &bootError{"invalid configuration:\n  " + strings.Join(msgs, "\n  ")}
 	}
-	a := &app{cfg: cfg, log: log, logs: logs, checks: map[string]protocol.Check{}, strict: strict, pluginGrace: pluginStopGrace}
+	a := &app{cfg: cfg, log: log, logs: logs, checks: map[string]protocol.Check{}, strict: strict, pluginGrace: pluginStopGrace,
+		closing: make(chan struct{})}
 	a.degrade(problems)
 	if flags.noWebTools {
 		a.cfg.Web.Disabled = "--no-web-tools"
@@ -310,6 +312,7 @@ func (a *app) openFiles() error {
 // close releases what boot acquired; the plugins go first, their temp
 // dirs live in the sandbox's.
 func (a *app) close() {
+	close(a.closing)
 	a.closePlugins(a.pluginGrace)
 	if a.files != nil {
 		a.files.Close()

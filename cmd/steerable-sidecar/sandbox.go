@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"time"
 
 	"steerable.dev/sidecar/internal/sandbox"
 	"steerable.dev/sidecar/protocol"
@@ -67,6 +68,26 @@ func (d *sessionDir) discard() {
 	if dir, err := d.wait(); err == nil && !d.adopted {
 		sandbox.RemoveTree(dir)
 	}
+}
+
+// probeDelay is how long after the ready marker serve lets the host run
+// before the probe starts on its own. The probe forks (bwrap, python3 for
+// run_code) and scans the temp dir, which takes both cores for a moment:
+// started with the marker, it kept the host from reading it, 0.3 to 1.5 ms
+// of spawn → ready on this shared 2-core machine. Nothing waits for the
+// delay: bash, run_code and system.ping start the probe when they need it.
+const probeDelay = 5 * time.Millisecond
+
+// probeAfterReady is serve's AfterReady: probeSandbox, probeDelay after
+// the marker, unless the sidecar is closing by then.
+func (a *app) probeAfterReady() {
+	time.AfterFunc(probeDelay, func() {
+		select {
+		case <-a.closing:
+		default:
+			a.probeSandbox()
+		}
+	})
 }
 
 // probeSandbox starts the backend selection, deferred by openSandbox so

@@ -48,7 +48,7 @@ func serveCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		Registry: a.registry, Dispatcher: a.dispatcher, Checks: a.healthChecks,
 		HostTools: tools.NewHostTools(a.registry, host), ReadState: a.readState, Sessions: a.sessions,
 		Plugins:    pluginService(a.plugins),
-		AfterReady: a.probeSandbox,
+		AfterReady: a.probeAfterReady,
 	}, host)
 	if err != nil {
 		a.close()
