@@ -46,7 +46,9 @@ type app struct {
 	runCode     *runcode.Runtime // nil when run_code is not configured
 
 	sessions *shellsession.Manager // bash_session's shells; nil when not registered
-	closing  chan struct{}         // closed by close: a deferred probe does not start
+
+	sessionDir *sessionDir   // the sandbox's temp dir, created during boot
+	closing    chan struct{} // closed by close: a deferred probe does not start
 }
 
 // extraTools is set only by the end-to-end test binary, to register tools
@@ -224,6 +226,9 @@ func (a *app) buildTools(host tools.Host) error {
 		panic("built-in tools: " + err.Error()) // a programming error, not a configuration one
 	}
 	a.watchRunCode()
+	if _, err := a.sessionDir.wait(); err != nil { // before any plugin starts in it
+		return &bootError{err.Error()}
+	}
 	return a.loadPlugins(host)
 }
 

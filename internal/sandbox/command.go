@@ -70,6 +70,9 @@ func (s *Sandbox) Start(c Command) (*Process, error) {
 	if len(c.Argv) == 0 {
 		return nil, ErrNoCommand
 	}
+	if _, err := s.tmpDir(); err != nil {
+		return nil, err
+	}
 	path := c.Argv[0]
 	if !filepath.IsAbs(path) {
 		var err error
