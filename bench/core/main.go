@@ -3,8 +3,10 @@
 // with the same client code (package benchkit):
 //
 //   - spawn → ready marker, against a Go program that only writes one stderr
-//     line (the floor) and the reference MCP filesystem server from npm
-//     (spawn → initialize reply);
+//     line (the floor), the same program linking every package outside
+//     this module that the sidecar imports (their init runs: what the
+//     dependencies cost alone) and the reference MCP filesystem server
+//     from npm (spawn → initialize reply);
 //   - system.ping round trips, sequentially (p50/p99) and 64 in flight
 //     (calls/s), against a bare newline-JSON echo loop;
 //   - idle RSS after tool.list, against the reference server after
@@ -29,6 +31,7 @@ import (
 func main() {
 	bin := flag.String("bin", "bin/steerable-sidecar", "sidecar binary")
 	floor := flag.String("floor", "", "floor program (writes one stderr line)")
+	depsFloor := flag.String("deps-floor", "", "the floor linking the sidecar's dependencies, empty to skip")
 	echo := flag.String("echo", "", "newline-JSON echo program")
 	mcp := flag.String("mcp", "", "reference MCP server command (space separated), empty to skip")
 	runs := flag.Int("runs", 30, "spawn runs")
@@ -46,6 +49,11 @@ func main() {
 	fmt.Printf("%-44s %10s %10s %10s\n", "spawn → ready", "median", "p10", "p90")
 	row("steerable-sidecar (target ≤ 2× the floor)", ready)
 	row("floor: Go program writing one line", fl)
+	var dfl []time.Duration
+	if *depsFloor != "" { // what the dependencies' init and size cost alone
+		dfl = spawnTimes(*runs, func() *exec.Cmd { return exec.Command(*depsFloor) }, readyLine)
+		row("floor linking the sidecar's dependencies", dfl)
+	}
 	var ref []time.Duration
 	if *mcp != "" {
 		args := append(strings.Fields(*mcp), dir)
@@ -55,6 +63,9 @@ func main() {
 		fmt.Println("server-filesystem (npm): MISS (npm package not installed)")
 	}
 	fmt.Printf("ratio: sidecar/floor %.2f×", ratio(ready, fl))
+	if dfl != nil {
+		fmt.Printf(", dependencies' floor/floor %.2f×", ratio(dfl, fl))
+	}
 	if ref != nil {
 		fmt.Printf(", server-filesystem/sidecar %.0f×", ratio(ref, ready))
 	}

@@ -10,8 +10,16 @@ mkdir -p "$bindir"
 go build -o "$bindir/core" ./bench/core
 go build -o "$bindir/floor" ./bench/core/floor
 go build -o "$bindir/echo" ./bench/core/echo
+# The dependencies' floor: the floor program importing, for their init,
+# every package outside this module that the sidecar links.
+{
+  echo 'package main'; echo 'import ('; echo '"os"'
+  go list -deps ./cmd/steerable-sidecar | grep -v '^steerable\.dev/' | grep -v -e '^os$' -e 'internal' -e '^vendor/' -e '^runtime' -e '^unsafe$' -e '^C$' | sed 's/.*/_ "&"/'
+  echo ')'; echo 'func main() { os.Stderr.WriteString("__SIDECAR_READY__:{}\n") }'
+} > "$bindir/depsfloor.go"
+go build -o "$bindir/depsfloor" "$bindir/depsfloor.go"
 source bench/reference.sh
 ref="$(reference_filesystem)"
 mcp=""
 [ -n "$ref" ] && mcp="node $ref"
-"$bindir/core" -bin "$BIN" -floor "$bindir/floor" -echo "$bindir/echo" -mcp "$mcp"
+"$bindir/core" -bin "$BIN" -floor "$bindir/floor" -deps-floor "$bindir/depsfloor" -echo "$bindir/echo" -mcp "$mcp"

@@ -46,6 +46,9 @@ type app struct {
 	runCode     *runcode.Runtime // nil when run_code is not configured
 
 	sessions *shellsession.Manager // bash_session's shells; nil when not registered
+
+	sessionDir *sessionDir   // the sandbox's temp dir, created during boot
+	closing    chan struct{} // closed by close: a deferred probe does not start
 }
 
 // extraTools is set only by the end-to-end test binary, to register tools
@@ -98,6 +101,12 @@ func newLogger(stderr io.Writer, level, format string) (zerolog.Logger, *logsink
 // invalid variable is a bootError naming it; otherwise each problem is logged
 // and its feature degraded (SPEC §4.3).
 func boot(flags commonFlags, strict bool, stderr io.Writer) (_ *app, err error) {
+	tmp := createSessionDir(os.TempDir()) // first: the mkdir overlaps the rest of boot
+	defer func() {
+		if err != nil {
+			tmp.discard()
+		}
+	}()
 	log, logs, err := newLogger(stderr, flags.logLevel, flags.logFormat)
 	if err != nil {
 		return nil, &bootError{err.Error()}
@@ -115,7 +124,8 @@ func boot(flags commonFlags, strict bool, stderr io.Writer) (_ *app, err error) 
 		}
 		return nil, &bootError{"invalid configuration:\n  " + strings.Join(msgs, "\n  ")}
 	}
-	a := &app{cfg: cfg, log: log, logs: logs, checks: map[string]protocol.Check{}, strict: strict, pluginGrace: pluginStopGrace}
+	a := &app{cfg: cfg, log: log, logs: logs, checks: map[string]protocol.Check{}, strict: strict, pluginGrace: pluginStopGrace,
+		closing: make(chan struct{})}
 	a.degrade(problems)
 	if flags.noWebTools {
 		a.cfg.Web.Disabled = "--no-web-tools"
@@ -125,7 +135,7 @@ func boot(flags commonFlags, strict bool, stderr io.Writer) (_ *app, err error) 
 		return nil, &bootError{err.Error()}
 	}
 	a.cfg.Workspace = ws
-	if err := a.openSandbox(); err != nil {
+	if err := a.openSandbox(tmp); err != nil {
 		return nil, &bootError{err.Error()}
 	}
 	return a, nil
@@ -216,6 +226,9 @@ func (a *app) buildTools(host tools.Host) error {
 		panic("built-in tools: " + err.Error()) // a programming error, not a configuration one
 	}
 	a.watchRunCode()
+	if _, err := a.sessionDir.wait(); err != nil { // before any plugin starts in it
+		return &bootError{err.Error()}
+	}
 	return a.loadPlugins(host)
 }
 
@@ -304,6 +317,7 @@ func (a *app) openFiles() error {
 // close releases what boot acquired; the plugins go first, their temp
 // dirs live in the sandbox's.
 func (a *app) close() {
+	close(a.closing)
 	a.closePlugins(a.pluginGrace)
 	if a.files != nil {
 		a.files.Close()

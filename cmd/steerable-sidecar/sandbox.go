@@ -5,28 +5,86 @@ import (
 	"io"
 	"os"
 	"strings"
+	"time"
 
 	"steerable.dev/sidecar/internal/sandbox"
 	"steerable.dev/sidecar/protocol"
 )
 
-// openSandbox creates the session temp dir and starts selecting the sandbox
-// backend with a real probe (SPEC §4.2). The probe runs in the background so
-// the ready marker does not wait for it; bash calls and system.ping do.
-func (a *app) openSandbox() error {
+// openSandbox opens the sandbox in the session temp dir boot is creating
+// (buildTools waits for it), and prepares selecting the sandbox backend
+// with a real probe (SPEC §4.2). The probe runs in the background once the
+// sidecar is ready, so the ready marker does not wait for it; bash calls
+// and system.ping do.
+func (a *app) openSandbox(tmp *sessionDir) error {
 	opts, problems := a.sandboxOptions()
 	if a.strict && len(problems) > 0 {
 		return &bootError{"invalid configuration:\n  " + strings.Join(problems, "\n  ")}
 	}
+	opts.SessionDir = tmp.wait
 	sb, err := sandbox.Open(context.Background(), opts)
 	if err != nil {
 		return err
 	}
-	a.sandbox = sb
+	tmp.adopted = true // Close removes it
+	a.sandbox, a.sessionDir = sb, tmp
 	if names := sb.Scrubbed(); len(names) > 0 {
 		a.log.Debug().Strs("names", names).Msg("variables scrubbed from the environment of sandboxed commands (names only)")
 	}
 	return nil
+}
+
+// sessionDir is the sandbox's session temp dir, created in the background
+// from the start of boot: a mkdir in a crowded system temp dir (ext4 with a
+// thousand entries) takes 0.3 to 0.7 ms here, which then overlaps reading
+// the configuration and building the tools instead of adding to start-up.
+type sessionDir struct {
+	done    chan struct{}
+	dir     string
+	err     error
+	adopted bool // the sandbox owns it (and removes it at Close)
+}
+
+func createSessionDir(parent string) *sessionDir {
+	d := &sessionDir{done: make(chan struct{})}
+	go func() {
+		defer close(d.done)
+		d.dir, d.err = sandbox.NewSessionDir(parent)
+	}()
+	return d
+}
+
+// wait returns the dir, or why it could not be created.
+func (d *sessionDir) wait() (string, error) {
+	<-d.done
+	return d.dir, d.err
+}
+
+// discard removes the dir when boot failed before the sandbox adopted it.
+func (d *sessionDir) discard() {
+	if dir, err := d.wait(); err == nil && !d.adopted {
+		sandbox.RemoveTree(dir)
+	}
+}
+
+// probeDelay is how long after the ready marker serve lets the host run
+// before the probe starts on its own. The probe forks (bwrap, python3 for
+// run_code) and scans the temp dir, which takes both cores for a moment:
+// started with the marker, it kept the host from reading it, 0.3 to 1.5 ms
+// of spawn → ready on this shared 2-core machine. Nothing waits for the
+// delay: bash, run_code and system.ping start the probe when they need it.
+const probeDelay = 5 * time.Millisecond
+
+// probeAfterReady is serve's AfterReady: probeSandbox, probeDelay after
+// the marker, unless the sidecar is closing by then.
+func (a *app) probeAfterReady() {
+	time.AfterFunc(probeDelay, func() {
+		select {
+		case <-a.closing:
+		default:
+			a.probeSandbox()
+		}
+	})
 }
 
 // probeSandbox starts the backend selection, deferred by openSandbox so

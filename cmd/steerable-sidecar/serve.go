@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
-	"syscall"
 	"time"
 
 	"steerable.dev/sidecar/internal/rpc"
@@ -27,6 +25,7 @@ func serveCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "steerable-sidecar serve: unexpected argument %q\n", fs.Arg(0))
 		return exitUsage
 	}
+	signals := catchSignals() // first: installing them overlaps boot (signals.go)
 	a, err := boot(common, *strict, stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, "steerable-sidecar: %v\n", err)
@@ -49,19 +48,19 @@ func serveCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		Registry: a.registry, Dispatcher: a.dispatcher, Checks: a.healthChecks,
 		HostTools: tools.NewHostTools(a.registry, host), ReadState: a.readState, Sessions: a.sessions,
 		Plugins:    pluginService(a.plugins),
-		AfterReady: a.probeSandbox,
+		AfterReady: a.probeAfterReady,
 	}, host)
 	if err != nil {
 		a.close()
 		fmt.Fprintf(stderr, "steerable-sidecar: %v\n", err)
 		return exitUsage
 	}
-	stopSignals := onSignals(func() { srv.ShutdownNow(rpc.ReasonSignal) })
+	signals.deliver(func() { srv.ShutdownNow(rpc.ReasonSignal) })
 	// Signals stay caught until close has ended every child: a SIGTERM
 	// that arrived during close (after an EOF) used to kill the process
 	// by its default action while a child was between fork and its
 	// parent-death signal, and that child outlived the sidecar.
-	defer stopSignals()
+	defer signals.stop()
 	defer a.close()
 	if in, ok := stdin.(*os.File); ok {
 		stdin = pollable(in)
@@ -73,34 +72,4 @@ func serveCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		a.pluginGrace = 0 // "exits at once, after killing child processes"
 	}
 	return exitOK
-}
-
-// onSignals calls fn on SIGTERM or SIGINT. SIGPIPE is caught too, so a write
-// to a closed stdout returns EPIPE (and the server shuts down) instead of
-// killing the process before it can stop its children, and a write to a
-// closed stderr only loses the line.
-func onSignals(fn func()) (stop func()) {
-	term := make(chan os.Signal, 1)
-	signal.Notify(term, syscall.SIGTERM, syscall.SIGINT)
-	pipe := make(chan os.Signal, 1)
-	signal.Notify(pipe, syscall.SIGPIPE)
-	done := make(chan struct{})
-	go func() {
-		for {
-			select {
-			case <-term:
-				fn()
-			case <-pipe:
-			case <-done:
-				return
-			}
-		}
-	}()
-	return func() {
-		signal.Stop(term)
-		// SIGPIPE stays caught until the process exits: the last log lines
-		// and their flush come after this, and with a host that closed
-		// stderr an uncaught SIGPIPE kills the process (exit by signal).
-		close(done)
-	}
 }

@@ -1,6 +1,8 @@
 package config
 
 import (
+	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -174,5 +176,110 @@ func TestSearchKeyBlankIsNoKey(t *testing.T) {
 		if got := cfg.Web.SearchKey(); got != tt.want {
 			t.Errorf("%s: SearchKey() = %q, want %q", tt.name, got, tt.want)
 		}
+	}
+}
+
+// TestParseEdges pins the parsing rules Load keeps from the env library it
+// replaced: an empty variable means its default, a variable without a
+// default stays zero, ints are 32-bit and int64s 64-bit, booleans take
+// strconv's spellings, lists split on their separator.
+func TestParseEdges(t *testing.T) {
+	tests := []struct {
+		name    string
+		env     map[string]string
+		check   func(Config) bool
+		problem string // the variable reported, "" for none
+	}{
+		{"empty int means the default", map[string]string{"STEERABLE_MAX_INFLIGHT": ""}, func(c Config) bool { return c.MaxInflight == 64 }, ""},
+		{"empty bool means the default", map[string]string{"STEERABLE_WORKSPACE_CONFINE": ""}, func(c Config) bool { return c.WorkspaceConfine }, ""},
+		{"empty without default stays empty", map[string]string{"STEERABLE_BASH_PATH": ""}, func(c Config) bool { return c.BashPath == "" }, ""},
+		{"bool spellings", map[string]string{"STEERABLE_SANDBOX_NETWORK": "t", "STEERABLE_WORKSPACE_CONFINE": "FALSE"}, func(c Config) bool { return c.SandboxNetwork && !c.WorkspaceConfine }, ""},
+		{"int beyond 32 bits", map[string]string{"STEERABLE_MAX_FRAME_BYTES": "4294967296"}, func(c Config) bool { return c.MaxFrameBytes == 16<<20 }, "STEERABLE_MAX_FRAME_BYTES"},
+		{"int with a sign and spaces", map[string]string{"STEERABLE_MAX_INFLIGHT": " 8"}, func(c Config) bool { return c.MaxInflight == 64 }, "STEERABLE_MAX_INFLIGHT"},
+		{"int64 at its ceiling", map[string]string{"STEERABLE_FILE_MAX_BYTES": "1073741824"}, func(c Config) bool { return c.FileMaxBytes == 1<<30 }, ""},
+		{"list without default", map[string]string{"STEERABLE_SANDBOX_ENV_PASS": "A,B,,C"}, func(c Config) bool { return cmp.Equal(c.SandboxEnvPass, []string{"A", "B", "", "C"}) }, ""},
+		{"list without default, unset", map[string]string{}, func(c Config) bool { return c.SandboxEnvPass == nil }, ""},
+		{"choice without default", map[string]string{"STEERABLE_WEB_SEARCH_PROVIDER": "ddg"}, func(c Config) bool { return c.Web.SearchProvider == "ddg" }, ""},
+		{"choice is case-sensitive", map[string]string{"STEERABLE_SANDBOX": "Bwrap"}, func(c Config) bool { return c.Sandbox == "auto" }, "STEERABLE_SANDBOX"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg, problems := Load(tt.env)
+			if !tt.check(cfg) {
+				t.Errorf("cfg = %+v", cfg)
+			}
+			var got string
+			for _, p := range problems {
+				got += p.Var
+			}
+			if got != tt.problem {
+				t.Errorf("problems = %v, want %q", problems, tt.problem)
+			}
+		})
+	}
+}
+
+// TestProblemsOrder: values that do not parse come first, then values out
+// of range, each group in declaration order; each names the raw value.
+func TestProblemsOrder(t *testing.T) {
+	_, problems := Load(map[string]string{
+		"STEERABLE_WEB_FETCH_MAX_BYTES": "0",   // range, declared late (Web)
+		"STEERABLE_MAX_INFLIGHT":        "0",   // range
+		"STEERABLE_SHUTDOWN_GRACE_MS":   "y",   // parse
+		"STEERABLE_MAX_FRAME_BYTES":     "big", // parse, declared first
+		"https_proxy":                   "http://p:1",
+	})
+	var got []string
+	for _, p := range problems {
+		got = append(got, p.Var+"="+p.Value)
+	}
+	want := []string{"STEERABLE_MAX_FRAME_BYTES=big", "STEERABLE_SHUTDOWN_GRACE_MS=y", "STEERABLE_MAX_INFLIGHT=0", "STEERABLE_WEB_FETCH_MAX_BYTES=0"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("problems (-want +got):\n%s", diff)
+	}
+}
+
+// TestVarsReadTagsLikeReflect: the one-pass tag reader gives every field
+// the values reflect.StructTag.Get gives it.
+func TestVarsReadTagsLikeReflect(t *testing.T) {
+	byName := map[string]reflect.StructTag{}
+	var collect func(reflect.Type)
+	collect = func(typ reflect.Type) {
+		for i := 0; i < typ.NumField(); i++ {
+			f := typ.Field(i)
+			if f.Tag.Get("env") == "" && f.Type.Kind() == reflect.Struct {
+				collect(f.Type)
+			} else if name := f.Tag.Get("env"); name != "" {
+				byName[name] = f.Tag
+			}
+		}
+	}
+	collect(reflect.TypeOf(Config{}))
+	vars := Vars()
+	if len(vars) != len(byName) {
+		t.Fatalf("Vars() has %d variables, the struct %d", len(vars), len(byName))
+	}
+	for _, v := range vars {
+		tag := byName[v.Name]
+		sep := tag.Get("envSeparator")
+		if sep == "" {
+			sep = ","
+		}
+		got := []string{v.Default, v.Feature, v.Help, strconv.FormatBool(v.Secret), v.separator}
+		want := []string{tag.Get("envDefault"), tag.Get("feature"), tag.Get("help"), strconv.FormatBool(tag.Get("secret") == "true"), sep}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("%s (-reflect +Vars):\n%s", v.Name, diff)
+		}
+		if _, ok := tag.Lookup("oneof"); ok != (v.Choices != nil) {
+			t.Errorf("%s: choices %v, tag %q", v.Name, v.Choices, tag)
+		}
+	}
+}
+
+func BenchmarkLoad(b *testing.B) {
+	env := Environ()
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		Load(env)
 	}
 }

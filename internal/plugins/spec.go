@@ -3,6 +3,7 @@ package plugins
 import (
 	"fmt"
 	"regexp"
+	"sync"
 
 	"steerable.dev/sidecar/protocol"
 )
@@ -59,11 +60,12 @@ type SandboxSpec struct {
 
 // namePattern is what a plugin name may be: it names the plugin in
 // plugin.* calls, in the tools' source ("plugin:NAME") and in log lines.
-var namePattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9 _.@-]{0,127}$`)
+// Compiled on first use, not at every start-up.
+var namePattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9 _.@-]{0,127}$`) })
 
 // checkName refuses a name no plugin.* call could address cleanly.
 func checkName(name string) error {
-	if !namePattern.MatchString(name) {
+	if !namePattern().MatchString(name) {
 		return fmt.Errorf("plugin name %q is invalid: use 1-128 letters, digits, ' ', '_', '.', '@', '-', starting with a letter or digit", name)
 	}
 	return nil

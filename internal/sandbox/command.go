@@ -70,6 +70,9 @@ func (s *Sandbox) Start(c Command) (*Process, error) {
 	if len(c.Argv) == 0 {
 		return nil, ErrNoCommand
 	}
+	if _, err := s.tmpDir(); err != nil {
+		return nil, err
+	}
 	path := c.Argv[0]
 	if !filepath.IsAbs(path) {
 		var err error
@@ -81,7 +84,7 @@ func (s *Sandbox) Start(c Command) (*Process, error) {
 	if env == nil {
 		env = s.Env(EnvScrubbed)
 	}
-	p := s.policy
+	p := s.Policy()
 	if c.Policy != nil {
 		p = c.Policy.normalized()
 	}

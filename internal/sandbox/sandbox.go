@@ -22,6 +22,13 @@ type Options struct {
 	Limits      Limits      // STEERABLE_SANDBOX_MAX_PROCS, STEERABLE_SANDBOX_MAX_MEMORY_MB
 	BwrapPath   string      // STEERABLE_BWRAP_PATH
 	BashPath    string      // STEERABLE_BASH_PATH
+	// SessionDir, when set, gives the session temp dir, which the caller
+	// creates meanwhile with NewSessionDir under TempParent (cmd starts it
+	// with boot, so that a slow mkdir overlaps the rest of boot). Open does
+	// not wait for it; what needs the dir does (TempDir, Env, Policy, Start,
+	// the selection), and Close removes it. The caller must not serve when
+	// it fails; Start then refuses every child.
+	SessionDir func() (string, error)
 	// Self is the running binary for Landlock's re-exec mode; without a
 	// File, Open opens /proc/self/exe.
 	Self Self
@@ -86,10 +93,15 @@ type Attempt struct {
 // Selected says whether it is done (and starts nothing).
 type Sandbox struct {
 	opts     Options
-	policy   Policy
-	tmpDir   string
-	deny     denyList
+	policy   Policy // set by resolvePolicy
+	tmpDir   func() (string, error)
+	deny     denyList // set by resolvePolicy
 	launcher *launcher
+
+	// resolvePolicy resolves the deny list (some 90 lstats) and builds the
+	// policy, once: the selection does it first, after the ready marker,
+	// and Policy and Start wait for it.
+	resolvePolicy func()
 
 	probeCtx  context.Context // the selection's, from Open
 	probeOnce sync.Once       // starts the selection
@@ -118,18 +130,27 @@ type Sandbox struct {
 // unconfined (backend none), unless Require. The error is non-nil only
 // when the temp dir cannot be created.
 func Open(ctx context.Context, opts Options) (*Sandbox, error) {
-	tmp, err := NewSessionDir(opts.TempParent)
-	if err != nil {
-		return nil, err
+	tmpDir := opts.SessionDir
+	if tmpDir == nil {
+		tmp, err := NewSessionDir(opts.TempParent)
+		if err != nil {
+			return nil, err
+		}
+		tmpDir = func() (string, error) { return tmp, nil }
 	}
-	roots := []string{opts.Workspace, tmp}
-	deny := resolveDenyList(opts.Deny, roots)
 	s := &Sandbox{
-		opts: opts, tmpDir: tmp, deny: deny, probeCtx: ctx, selected: make(chan struct{}),
-		policy: Policy{WritableRoots: roots, Network: opts.Network, UnixSockets: opts.UnixSockets,
-			DenyRead: deny.paths, Limits: opts.Limits}.normalized(),
+		opts: opts, tmpDir: sync.OnceValues(tmpDir), probeCtx: ctx, selected: make(chan struct{}),
 		launcher: &launcher{owner: ownerTag()},
 	}
+	s.resolvePolicy = sync.OnceFunc(func() {
+		roots := []string{opts.Workspace}
+		if tmp := s.TempDir(); tmp != "" {
+			roots = append(roots, tmp)
+		}
+		s.deny = resolveDenyList(opts.Deny, roots)
+		s.policy = Policy{WritableRoots: roots, Network: opts.Network, UnixSockets: opts.UnixSockets,
+			DenyRead: s.deny.paths, Limits: opts.Limits}.normalized()
+	})
 	if s.opts.Self.File == nil {
 		s.opts.Self = OpenSelf("steerable-sidecar")
 	}
@@ -155,6 +176,7 @@ func (s *Sandbox) waitSelected() {
 // candidates in order, keeping the first that passes.
 func (s *Sandbox) selectBackend(ctx context.Context) {
 	defer close(s.selected)
+	s.resolvePolicy()
 	s.launcher.startWatchdog() // before any command (the probe's first) runs: watchdog.go
 	s.stale = RemoveStaleSessionDirs(s.opts.TempParent)
 	if s.opts.noCgroups {
@@ -163,11 +185,15 @@ func (s *Sandbox) selectBackend(ctx context.Context) {
 		s.launcher.cgroups, s.cgroupErr = openCgroups(s.launcher.owner)
 	}
 	s.selectMode()
+	tmp, tmpErr := s.tmpDir()
 	for _, b := range s.candidates() {
 		err := b.Available()
+		if tmpErr != nil {
+			err = tmpErr // no child starts (Start): nothing to probe
+		}
 		if err == nil {
 			s.probed = append(s.probed, b)
-			err = Probe(ctx, s.launcher, b, s.policy, s.tmpDir, s.opts.TempParent, "/var/tmp", filepath.Dir(s.opts.Workspace))
+			err = Probe(ctx, s.launcher, b, s.policy, tmp, s.opts.TempParent, "/var/tmp", filepath.Dir(s.opts.Workspace))
 		}
 		if err == nil {
 			s.backend = b
@@ -276,12 +302,18 @@ func (s *Sandbox) Unavailable() bool {
 // registered.
 func (s *Sandbox) Shell() (string, error) { return s.shell, s.shellErr }
 
-// TempDir is the session temp dir.
-func (s *Sandbox) TempDir() string { return s.tmpDir }
+// TempDir is the session temp dir ("" if it could not be created).
+func (s *Sandbox) TempDir() string {
+	dir, _ := s.tmpDir()
+	return dir
+}
 
 // Policy is the session's policy. A Command may carry a policy derived
 // from it (Policy.WithWritable, Policy.WithNetwork).
-func (s *Sandbox) Policy() Policy { return s.policy }
+func (s *Sandbox) Policy() Policy {
+	s.resolvePolicy()
+	return s.policy
+}
 
 // Lifetime is the guarantee that ends a child's whole tree here.
 func (s *Sandbox) Lifetime() Lifetime {
@@ -294,7 +326,7 @@ func (s *Sandbox) Lifetime() Lifetime {
 func (s *Sandbox) Env(policy EnvPolicy) []string {
 	env, _ := s.opts.Env.Filter(policy, s.opts.Environ)
 	for _, name := range []string{"TMPDIR", "TEMP", "TMP"} {
-		env = setEnv(env, name, s.tmpDir)
+		env = setEnv(env, name, s.TempDir())
 	}
 	return env
 }
@@ -312,7 +344,11 @@ func (s *Sandbox) Scrubbed() []string {
 func (s *Sandbox) Close() error {
 	s.waitSelected()
 	s.closeOnce.Do(s.release)
-	return removeTree(s.tmpDir)
+	dir, err := s.tmpDir()
+	if err != nil {
+		return nil // nothing was created
+	}
+	return removeTree(dir)
 }
 
 func (s *Sandbox) release() {

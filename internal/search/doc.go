@@ -7,21 +7,23 @@
 //
 // Tool names are identifiers (createPullRequest, read_file, HTTPServer,
 // oauth2_token) and descriptions are prose, sometimes not in English. The
-// chain is a bleve custom analyzer, registered in bleve's registry:
+// chain is a bleve analysis.DefaultAnalyzer of four components of ours
+// (assembled directly: bleve's registry would link its search and geo
+// packages, and their init, into every start-up):
 //
-//  1. char filter "steerable_nfkc": NFKC normalisation (fullwidth letters,
+//  1. char filter nfkcFilter: NFKC normalisation (fullwidth letters,
 //     ligatures and decomposed accents become the plain forms, as for Python
 //     identifiers), and every character that is not a letter, mark or
 //     decimal digit becomes a space;
-//  2. tokenizer "steerable_runs": runs of letters (L), marks (M) and decimal
+//  2. tokenizer runTokenizer: runs of letters (L), marks (M) and decimal
 //     digits (Nd) over Go's Unicode tables (bleve's character tokenizer,
 //     minus its allocation of room for 1,024 tokens per call);
-//  3. token filter "steerable_identifier": each Han, Hiragana or Katakana
+//  3. token filter identifierFilter: each Han, Hiragana or Katakana
 //     character becomes its own token, and the rest is split at camelCase
 //     boundaries while digits stay with their run (v2, base64, HTTP2); a
 //     piece that splits is also kept whole, before its parts (GitHub →
 //     GitHub, Git, Hub), since the same brand is one word in mcp__github__x;
-//  4. token filter "steerable_lower": the simple lowercase mapping, with
+//  4. token filter lowerFold: the simple lowercase mapping, with
 //     final sigma ς written as σ so that ΟΔΟΣ, οδος and οδοσ are one term.
 //
 // Three stock pieces were measured and replaced, because they deviate from

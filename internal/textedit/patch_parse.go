@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // Patch operations (data.files[].op of apply_patch).
@@ -62,8 +63,9 @@ const (
 	endOfFile  = "*** End of File"
 )
 
-// heredoc matches the shell wrapper models sometimes keep (<<'EOF' … EOF).
-var heredoc = regexp.MustCompile(`^<<-?\s*['"]?([A-Za-z_]+)['"]?$`)
+// heredoc matches the shell wrapper models sometimes keep (<<'EOF' … EOF);
+// compiled on first use, not at every start-up.
+var heredoc = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^<<-?\s*['"]?([A-Za-z_]+)['"]?$`) })
 
 // ParsePatch parses the Codex patch format (SPEC §4.1). Line endings may be
 // CRLF; blank lines around the patch and a heredoc wrapper are tolerated.
@@ -89,7 +91,7 @@ func patchLines(text string) ([]string, int) {
 		end--
 	}
 	if end-start >= 2 {
-		if m := heredoc.FindStringSubmatch(strings.TrimSpace(lines[start])); m != nil && strings.TrimSpace(lines[end-1]) == m[1] {
+		if m := heredoc().FindStringSubmatch(strings.TrimSpace(lines[start])); m != nil && strings.TrimSpace(lines[end-1]) == m[1] {
 			start, end = start+1, end-1
 		}
 	}
