@@ -8,10 +8,37 @@ import (
 	"steerable.dev/sidecar/protocol"
 )
 
-// ping answers system.ping with Health.
+// ping answers system.ping with Health. Once one has, the checks are
+// settled (Services.Checks) and later pings are answered on the read loop.
 func ping(_ context.Context, s *Server) (any, error) {
 	h := s.Health(true)
+	s.settled.Store(true)
 	return healthReply{h, s.checksJSON.encode(h.Checks)}, nil
+}
+
+// pingOnReader answers system.ping on the read loop once the checks are
+// settled: no worker, context or slot, and its reply goes out with the
+// rest of its batch. The pings of one batch — the frames of one read of
+// the input — share one reading of the checks, taken after all of them
+// had arrived, so each still reports the state after it was sent.
+func pingOnReader(s *Server) (any, bool) {
+	if !s.settled.Load() {
+		return nil, false
+	}
+	b := &s.batchChecks
+	if b.encoded == nil || b.read != s.st.reads {
+		b.checks = s.checks(true)
+		b.encoded = s.checksJSON.encode(b.checks)
+		b.read = s.st.reads
+	}
+	return healthReply{s.health(b.checks), b.encoded}, true
+}
+
+// batchChecks are the checks of the read loop's current batch.
+type batchChecks struct {
+	read    uint64 // stream.reads when they were taken
+	checks  protocol.Checks
+	encoded []byte
 }
 
 // healthReply is a Health whose checks are already encoded.
