@@ -166,7 +166,7 @@ func TestReadLoopAnswersGoOutBeforeItWaits(t *testing.T) {
 		h := startHost(t, hostOpts{
 			opts:   Options{MaxInflight: 2},
 			tools:  func(tools.Host) []tools.Tool { return []tools.Tool{sleepTool(started)} },
-			limits: func(l *limits) { l.queue, l.shedAfter = 2, 2 * time.Second },
+			limits: func(l *limits) { l.queue, l.shedAfter = 2, 2*time.Second },
 		})
 		fillSlots(t, h, started, 2)
 		h.send(`{"jsonrpc":"2.0","id":3,"method":"tool.invoke","params":{"name":"sleep","arguments":{"ms":600000}}}`)
