@@ -102,7 +102,7 @@ type Server struct {
 	warmed      chan struct{} // closed when warm has compiled the schemas
 	checksJSON  checksCache
 	settled     atomic.Bool // a ping has waited for the checks (system.go)
-	batchChecks batchChecks // the read loop's (pingOnReader)
+	batchHealth batchHealth // the read loop's (pingOnReader)
 
 	stopOnce sync.Once
 	stop     chan string // graceful: system.shutdown or EOF
