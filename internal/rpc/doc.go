@@ -10,9 +10,10 @@
 //     writer will write does not wait for it). What the read loop answers
 //     itself is queued and written in one write(2) before its next read of
 //     stdin or any wait. stdout carries frames only; logs go to stderr.
-//   - frame.go, scan.go: each frame is read once. json.Valid checks it, then
-//     one scan of its top level finds the members (spans of the frame, never
-//     copied) and decides what it is: request, notification, response — or
+//   - frame.go: each frame is read once. json.Valid checks it, then one
+//     scan of its top level (protocol.EachMember) finds the members (spans
+//     of the frame, never copied) and decides what it is: request,
+//     notification, response — or
 //     what to answer: not JSON (-32700), batches, non-objects, bad ids,
 //     non-string methods, scalar params (-32600). A host bug never ends the
 //     session; only the end of its input does.
