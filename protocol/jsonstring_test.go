@@ -8,7 +8,9 @@ import (
 // FuzzAppendJSONString: byte for byte what encoding/json writes.
 func FuzzAppendJSONString(f *testing.F) {
 	for _, s := range []string{"", "plain", `quote " and \ backslash`, "<a href='x'>&amp;</a>", "tab\tnl\ncr\r\x00\x1f\x7f",
-		"\u2028\u2029", "ünïcødé 日本", "bad \xff\xfe utf8", "\xed\xa0\x80 surrogate"} {
+		"\u2028\u2029", "ünïcødé 日本", "bad \xff\xfe utf8", "\xed\xa0\x80 surrogate",
+		// longer than a word, each kind of byte at each offset of one
+		"a line of text, 64 bytes long, as source files often have....\n", "1234567<1234567>123456&12345\"1234\\123\x1f12\x7f1\xc3\xa9"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {

@@ -60,13 +60,6 @@ func (r ToolResult) MarshalJSON() ([]byte, error) {
 	return append(append(b[:len(b)-1], ','), extra[1:]...), nil
 }
 
-// AppendJSON implements JSONAppender: MarshalJSON's bytes, without the
-// second pass encoding/json makes over them.
-func (r ToolResult) AppendJSON(dst []byte) ([]byte, error) {
-	b, err := r.MarshalJSON()
-	return append(dst, b...), err
-}
-
 // UnmarshalJSON reads the known fields (numbers in data as json.Number, so
 // large integers survive a round trip) and keeps unknown ones in Extra.
 func (r *ToolResult) UnmarshalJSON(b []byte) error {

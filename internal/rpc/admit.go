@@ -49,30 +49,39 @@ func newLimits(maxInflight int) limits {
 }
 
 // admit takes one request from the read loop: it starts it, queues it, or
-// answers it at once (duplicate id, shutting down, busy). It reports false
-// when it answered busy.
+// answers it at once (duplicate id, shutting down, busy, or a method the
+// read loop answers itself: onReader). It reports false when it answered
+// busy.
 func (d *dispatcher) admit(msg message, size int) bool {
 	m, known := d.methods[msg.method]
+	if known && m.onReader != nil && d.answerOnReader(msg, m) {
+		return true
+	}
 	needsSlot := known && !m.system
 	d.mu.Lock()
 	if _, dup := d.inflight[msg.id.key]; dup {
 		d.mu.Unlock()
-		d.replyNow(msg, protocol.Errorf(protocol.CodeInvalidRequest, "request id %s is already in flight; use a new id", msg.id))
+		d.replyNow(msg, nil, errDuplicateID(msg.id))
 		return true
 	}
 	if d.draining && !m.system {
 		d.mu.Unlock()
-		d.replyNow(msg, errCancelledByStop)
+		d.replyNow(msg, nil, errCancelledByStop)
 		return true
 	}
 	if needsSlot && d.running >= d.limits.inflight && !d.queueHasRoom(size) {
 		d.mu.Unlock()
-		d.replyNow(msg, protocol.Errorf(protocol.CodeBusy,
+		d.replyNow(msg, nil, protocol.Errorf(protocol.CodeBusy,
 			"busy: %d calls are running and %d waiting (STEERABLE_MAX_INFLIGHT); retry when a reply arrives", d.running, len(d.queue)))
 		return false
 	}
 	for !needsSlot && d.light >= d.limits.light {
-		d.lightCap.Wait()
+		d.mu.Unlock()
+		d.srv.st.flushQueued() // before a wait: its answers must not wait too
+		d.mu.Lock()
+		if d.light >= d.limits.light {
+			d.lightCap.Wait()
+		}
 	}
 	c := &call{msg: msg, m: m, known: known, size: size}
 	c.ctx, c.cancel = context.WithCancelCause(context.Background())
@@ -98,6 +107,28 @@ func (d *dispatcher) admit(msg message, size int) bool {
 		d.start(c)
 	}
 	return true
+}
+
+// answerOnReader answers msg without a worker, a context or a slot, and
+// reports false when m must run the usual way this time. Nothing is
+// admitted, so nothing can cancel it; an id in flight is still refused.
+func (d *dispatcher) answerOnReader(msg message, m method) bool {
+	d.mu.Lock()
+	_, dup := d.inflight[msg.id.key]
+	d.mu.Unlock()
+	if dup {
+		d.replyNow(msg, nil, errDuplicateID(msg.id))
+		return true
+	}
+	result, err, ok := d.callOnReader(msg, m)
+	if ok {
+		d.replyNow(msg, result, err)
+	}
+	return ok
+}
+
+func errDuplicateID(id requestID) error {
+	return protocol.Errorf(protocol.CodeInvalidRequest, "request id %s is already in flight; use a new id", id)
 }
 
 // queueHasRoom: one more frame of size bytes may wait. Called with mu held.

@@ -17,6 +17,7 @@ func (s *Server) readLoop(st *stream) {
 	shedding := false
 	for {
 		if s.d.full() {
+			st.flushQueued() // the wait below may be long
 			if !shedding && !s.d.waitRoom(s.d.limits.shedAfter) {
 				shedding = true
 				s.log.Warn().Dur("waited", s.d.limits.shedAfter).
@@ -27,6 +28,7 @@ func (s *Server) readLoop(st *stream) {
 		}
 		frame, err := st.read()
 		if err != nil {
+			st.flushQueued()
 			if !errors.Is(err, io.EOF) && !errors.Is(err, os.ErrClosed) && !errors.Is(err, io.ErrClosedPipe) {
 				s.log.Warn().Err(err).Msg("reading stdin failed; treating it as end of input")
 			}

@@ -135,17 +135,31 @@ func (d *dispatcher) serve(c *call) {
 // call validates and decodes the params, then runs the handler, turning a
 // panic into -32603.
 func (d *dispatcher) call(ctx context.Context, msg message, m method) (result any, err error) {
-	defer func() {
-		if p := recover(); p != nil {
-			d.log.Error().Str("method", msg.method).Str("panic", fmt.Sprint(p)).Bytes("stack", debug.Stack()).Msg("handler panicked")
-			result, err = nil, protocol.Errorf(protocol.CodeInternal, "internal error in %s (a bug, logged by the sidecar)", msg.method)
-		}
-	}()
+	defer d.recoverPanic(msg, &result, &err)
 	p, err := d.params(msg.method, m, msg.params)
 	if err != nil {
 		return nil, err
 	}
 	return m.handle(ctx, d.srv, p)
+}
+
+// callOnReader answers msg on the read loop by m.onReader, as call would
+// (params checked, a panic -32603); ok is false when the method must run
+// the usual way this time.
+func (d *dispatcher) callOnReader(msg message, m method) (result any, err error, ok bool) {
+	defer d.recoverPanic(msg, &result, &err)
+	if _, err := d.params(msg.method, m, msg.params); err != nil {
+		return nil, err, true
+	}
+	result, ok = m.onReader(d.srv)
+	return result, nil, ok
+}
+
+func (d *dispatcher) recoverPanic(msg message, result *any, err *error) {
+	if p := recover(); p != nil {
+		d.log.Error().Str("method", msg.method).Str("panic", fmt.Sprint(p)).Bytes("stack", debug.Stack()).Msg("handler panicked")
+		*result, *err = nil, protocol.Errorf(protocol.CodeInternal, "internal error in %s (a bug, logged by the sidecar)", msg.method)
+	}
 }
 
 // params checks params against the method's schema and decodes them: by the
@@ -194,8 +208,19 @@ func isEmptyObject(raw []byte) bool {
 	return len(raw) >= 2 && raw[0] == '{' && len(bytes.TrimSpace(raw[1:len(raw)-1])) == 0 && raw[len(raw)-1] == '}'
 }
 
-// reply writes the response frame, marshalled once (reply.go).
+// reply writes the response frame of a call a worker ran, marshalled once
+// (reply.go).
 func (d *dispatcher) reply(msg message, result any, err error) {
+	d.answer(msg, result, err, false)
+}
+
+// replyNow answers a request on the read loop (one that is not admitted,
+// or one answered there): the frame goes out with its batch.
+func (d *dispatcher) replyNow(msg message, result any, err error) {
+	d.answer(msg, result, err, true)
+}
+
+func (d *dispatcher) answer(msg message, result any, err error, queue bool) {
 	buf := getFrameBuf()
 	b := *buf
 	if err == nil {
@@ -211,15 +236,12 @@ func (d *dispatcher) reply(msg message, result any, err error) {
 		}
 		b = appendError(b[:0], msg.id.raw, err)
 	}
-	if err := d.srv.st.writeFrame(b); err != nil {
-		d.log.Debug().Err(err).Str("method", msg.method).Msg("reply not sent")
+	if queue {
+		d.srv.st.queueFrame(b)
+	} else {
+		d.srv.st.sendFrame(b)
 	}
 	putFrameBuf(buf, b)
-}
-
-// replyNow answers a request that is not admitted, from the read loop.
-func (d *dispatcher) replyNow(msg message, err error) {
-	d.reply(msg, nil, err)
 }
 
 // notification handles the notifications a host may send. Unknown ones are

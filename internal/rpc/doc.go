@@ -6,11 +6,14 @@
 //   - stream.go: framing. One compact JSON object per line (default) or LSP
 //     Content-Length headers (--framing=content-length). Oversized frames are
 //     discarded and answered; writes are serialised and group-committed (one
-//     write(2) for the frames queued meanwhile). stdout carries frames only;
-//     logs go to stderr.
-//   - frame.go, scan.go: each frame is read once. json.Valid checks it, then
-//     one scan of its top level finds the members (spans of the frame, never
-//     copied) and decides what it is: request, notification, response — or
+//     write(2) for the frames queued meanwhile; a worker whose frame another
+//     writer will write does not wait for it). What the read loop answers
+//     itself is queued and written in one write(2) before its next read of
+//     stdin or any wait. stdout carries frames only; logs go to stderr.
+//   - frame.go: each frame is read once. json.Valid checks it, then one
+//     scan of its top level (protocol.EachMember) finds the members (spans
+//     of the frame, never copied) and decides what it is: request,
+//     notification, response — or
 //     what to answer: not JSON (-32700), batches, non-objects, bad ids,
 //     non-string methods, scalar params (-32600). A host bug never ends the
 //     session; only the end of its input does.
@@ -19,7 +22,11 @@
 //     pauses, then -32003 busy).
 //   - dispatcher.go: each admitted request runs in its own goroutine with
 //     its own cancellable context, so a slow tool never blocks reading
-//     cancellations or reverse-call replies.
+//     cancellations or reverse-call replies. The one exception is
+//     system.ping once the checks have settled (system.go): it cannot block
+//     or be cancelled, so the read loop answers it, and the pings of one
+//     read share one Health — a pipelined ping costs no goroutine hand-off,
+//     context or write of its own.
 //   - peer.go: the sidecar's own requests to the host.
 //
 // An earlier version ran on github.com/sourcegraph/jsonrpc2, which decoded

@@ -49,7 +49,7 @@ func (id requestID) String() string { return string(id.raw) }
 // newID reads a valid id (validID): a string or a non-negative integer.
 func newID(raw json.RawMessage) requestID {
 	if raw[0] == '"' {
-		return requestID{raw: raw, key: "s" + unquote(raw)}
+		return requestID{raw: raw, key: "s" + protocol.Unquote(raw)}
 	}
 	n, _ := strconv.ParseUint(string(raw), 10, 63)
 	return requestID{raw: raw, key: "n" + strconv.FormatUint(n, 10)}
@@ -76,7 +76,7 @@ type envelope struct {
 // (encoding/json's rule).
 func readEnvelope(b []byte) (envelope, bool) {
 	var env envelope
-	ok := eachMember(b, func(key, value []byte) {
+	ok := protocol.EachMember(b, func(key, value []byte) {
 		switch string(key) {
 		case "jsonrpc":
 			env.jsonrpc = value
@@ -187,7 +187,7 @@ func methodName(raw []byte) string {
 			return name
 		}
 	}
-	return unquote(raw)
+	return protocol.Unquote(raw)
 }
 
 // validID accepts what an id may be: a string, a non-negative integer that

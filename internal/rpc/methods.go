@@ -24,12 +24,17 @@ type method struct {
 	system bool
 	// afterReply runs once the reply has been written.
 	afterReply func(s *Server)
+	// onReader, when set, answers on the read loop itself, with no worker,
+	// context or slot, for a method that is cheap and can neither block
+	// nor be cancelled; ok false sends the request the usual way (handle)
+	// this time. Its params are checked first, as handle's.
+	onReader func(s *Server) (result any, ok bool)
 }
 
 // methodTable is every host → sidecar method (SPEC §2), in one place.
 func methodTable() map[string]method {
 	return map[string]method{
-		protocol.MethodPing:          system(noParams(ping), nil),
+		protocol.MethodPing:          onReader(system(noParams(ping), nil), pingOnReader),
 		protocol.MethodShutdown:      system(noParams(shutdown), func(s *Server) { s.beginShutdown(ReasonNormal) }),
 		protocol.MethodShutdownNow:   system(noParams(shutdown), func(s *Server) { s.ShutdownNow(ReasonShutdownNow) }),
 		protocol.MethodToolList:      withParams("tool.list.params.json", nil, toolList),
@@ -63,6 +68,11 @@ func noParams(fn func(ctx context.Context, s *Server) (any, error)) method {
 
 func system(m method, afterReply func(*Server)) method {
 	m.system, m.afterReply = true, afterReply
+	return m
+}
+
+func onReader(m method, fn func(*Server) (any, bool)) method {
+	m.onReader = fn
 	return m
 }
 

@@ -25,14 +25,14 @@ func fastToolInvoke(raw json.RawMessage) (protocol.ToolInvokeParams, bool) {
 		*seen = true
 		return !dup
 	}
-	isObject := eachMember(raw, func(key, v []byte) {
+	isObject := protocol.EachMember(raw, func(key, v []byte) {
 		switch string(key) {
 		case "id":
 			ok = ok && once(&id) && nonEmptyString(v)
-			p.ID = unquote(v)
+			p.ID = protocol.Unquote(v)
 		case "name":
 			ok = ok && once(&name) && nonEmptyString(v)
-			p.Name = unquote(v)
+			p.Name = protocol.Unquote(v)
 		case "arguments":
 			ok = ok && once(&args) && v[0] == '{'
 			p.Arguments = v

@@ -47,7 +47,9 @@ type Services struct {
 	HostTools *tools.HostTools
 	// Checks reports the subsystems' conditions for Health.checks. With
 	// settle it waits for checks still being established at boot (the ready
-	// marker passes false: it must not wait).
+	// marker passes false: it must not wait). Once a call with settle has
+	// returned, later calls must not block: system.ping is then answered on
+	// the read loop.
 	Checks func(settle bool) map[string]protocol.Check
 	// ReadState is the session's read state (read_state.seed/get); nil
 	// refuses those methods.
@@ -94,9 +96,13 @@ type Server struct {
 	started time.Time
 	closing atomic.Bool
 
-	readDone   chan struct{} // closed when the read loop has returned
-	warmed     chan struct{} // closed when warm has compiled the schemas
-	checksJSON checksCache
+	pid int
+
+	readDone    chan struct{} // closed when the read loop has returned
+	warmed      chan struct{} // closed when warm has compiled the schemas
+	checksJSON  checksCache
+	settled     atomic.Bool // a ping has waited for the checks (system.go)
+	batchHealth batchHealth // the read loop's (pingOnReader)
 
 	stopOnce sync.Once
 	stop     chan string // graceful: system.shutdown or EOF
@@ -117,7 +123,7 @@ func NewServer(opts Options, svc Services, peer *Peer) (*Server, error) {
 		return nil, fmt.Errorf("MaxInflight and MaxFrameBytes must be positive")
 	}
 	s := &Server{
-		opts: opts, svc: svc, peer: peer, log: opts.Log, started: time.Now(),
+		opts: opts, svc: svc, peer: peer, log: opts.Log, started: time.Now(), pid: os.Getpid(),
 		stop: make(chan string, 1), now: make(chan string, 1), readDone: make(chan struct{}),
 		warmed: make(chan struct{}),
 	}
@@ -245,10 +251,18 @@ func (s *Server) notifyBounded(method string, params any) {
 // Health is the answer of system.ping (settle: true) and the ready
 // marker's payload (settle: false).
 func (s *Server) Health(settle bool) protocol.Health {
-	checks := map[string]protocol.Check{}
-	if s.svc.Checks != nil {
-		checks = s.svc.Checks(settle)
+	return s.health(s.checks(settle))
+}
+
+func (s *Server) checks(settle bool) protocol.Checks {
+	if s.svc.Checks == nil {
+		return protocol.Checks{}
 	}
+	return s.svc.Checks(settle)
+}
+
+// health is the Health with these checks.
+func (s *Server) health(checks protocol.Checks) protocol.Health {
 	status := protocol.StatusOK
 	for _, c := range checks {
 		if c.Status == protocol.CheckError {
@@ -260,7 +274,7 @@ func (s *Server) Health(settle bool) protocol.Health {
 	}
 	return protocol.Health{
 		Status: status, Version: s.opts.Version, ProtocolVersion: protocol.ProtocolVersion,
-		UptimeMs: time.Since(s.started).Milliseconds(), PID: os.Getpid(),
+		UptimeMs: time.Since(s.started).Milliseconds(), PID: s.pid,
 		GoVersion: runtime.Version(), Platform: runtime.GOOS + "/" + runtime.GOARCH,
 		LoadedTools: s.svc.Registry.Len(), DroppedLogLines: s.droppedLogLines(), Checks: checks,
 	}

@@ -33,8 +33,11 @@ const maxHeaderLine = 4096
 // (newline or Content-Length), discarding oversized ones, and writes frames
 // serialised, reporting the first write error once.
 type stream struct {
-	in       *bufio.Reader
+	in       *bufio.Reader // over a batchReader: queued frames go out before each read(2)
 	inCloser io.Closer
+	// reads counts the reads from the input (the read loop's only): the
+	// frames parsed while it is n all arrived before read n+1 started.
+	reads    uint64
 	out      io.Writer
 	framing  string
 	maxFrame int
@@ -42,9 +45,12 @@ type stream struct {
 
 	// Writes are group-committed: a writer appends its frame to pending and
 	// either becomes the flusher (one write syscall for every frame queued
-	// meanwhile) or waits until the flusher has written its frame. Under
-	// load this turns many small writes into few; idle, it is one write per
-	// frame with no added latency.
+	// meanwhile) or leaves it to the flusher at work: writeFrame then waits
+	// until its frame is written, sendFrame does not. Under load this turns
+	// many small writes into few; idle, it is one write per frame with no
+	// added latency. The read loop only queues (queueFrame): what it
+	// answers goes out in one write before it next reads the input, or
+	// waits (flushQueued), or once flushAt bytes are pending.
 	wmu      sync.Mutex
 	wcond    *sync.Cond
 	pending  bytes.Buffer
@@ -61,7 +67,6 @@ type stream struct {
 
 func newStream(in io.Reader, out io.Writer, framing string, maxFrame int, log zerolog.Logger) *stream {
 	s := &stream{
-		in:       bufio.NewReaderSize(in, 64<<10),
 		out:      out,
 		framing:  framing,
 		maxFrame: maxFrame,
@@ -70,8 +75,24 @@ func newStream(in io.Reader, out io.Writer, framing string, maxFrame int, log ze
 	if c, ok := in.(io.Closer); ok {
 		s.inCloser = c
 	}
+	s.in = bufio.NewReaderSize(batchReader{s, in}, 64<<10)
 	s.wcond = sync.NewCond(&s.wmu)
 	return s
+}
+
+// batchReader is the stream's input: before each read, which may block,
+// it writes what the read loop has queued, so a batch of frames read
+// together is answered with one write and no answer waits for more input.
+type batchReader struct {
+	s  *stream
+	in io.Reader
+}
+
+func (r batchReader) Read(p []byte) (int, error) {
+	r.s.flushQueued()
+	n, err := r.in.Read(p)
+	r.s.reads++
+	return n, err
 }
 
 // read returns the next frame's bytes (possibly blank), answering and
@@ -93,10 +114,11 @@ func (s *stream) read() ([]byte, error) {
 	}
 }
 
-// reject answers a frame that cannot be served and logs it.
+// reject answers a frame that cannot be served and logs it; the read loop
+// calls it, so the answer is queued.
 func (s *stream) reject(fe *frameError) {
 	s.log.Warn().Int64("code", int64(fe.code)).Str("error", fe.msg).Msg("bad frame answered and skipped")
-	_ = s.writeFrame(errorFrame(fe))
+	s.queueFrame(errorFrame(fe))
 }
 
 func (s *stream) next() ([]byte, error) {
@@ -177,17 +199,7 @@ func (s *stream) writeFrame(b []byte) error {
 	if s.werr != nil {
 		return s.werr
 	}
-	if s.framing == FramingContentLength {
-		s.pending.WriteString("Content-Length: ")
-		s.pending.WriteString(strconv.Itoa(len(b)))
-		s.pending.WriteString("\r\n\r\n")
-		s.pending.Write(b)
-	} else {
-		s.pending.Write(b)
-		s.pending.WriteByte('\n')
-	}
-	s.queued++
-	mine := s.queued
+	mine := s.append(b)
 	if !s.flushing {
 		s.flush()
 	}
@@ -198,6 +210,66 @@ func (s *stream) writeFrame(b []byte) error {
 		return nil
 	}
 	return s.werr
+}
+
+// sendFrame writes one frame like writeFrame, but when another writer is
+// flushing it leaves the frame to that writer and returns at once: a reply
+// is not worth a goroutine's wait (a failed write ends the session through
+// onWriteError anyway).
+func (s *stream) sendFrame(b []byte) {
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
+	if s.werr != nil {
+		return
+	}
+	s.append(b)
+	if !s.flushing {
+		s.flush()
+	}
+}
+
+// flushAt is how much the read loop lets pending grow before it writes.
+const flushAt = 64 << 10
+
+// queueFrame queues a frame from the read loop without writing it: it goes
+// out with the rest of its batch before the next read (batchReader).
+func (s *stream) queueFrame(b []byte) {
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
+	if s.werr != nil {
+		return
+	}
+	s.append(b)
+	if s.pending.Len() >= flushAt && !s.flushing {
+		s.flush()
+	}
+}
+
+// flushQueued writes what is queued, unless a writer is at it already (it
+// writes until nothing is pending). The read loop calls it before it may
+// block.
+func (s *stream) flushQueued() {
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
+	if s.pending.Len() > 0 && !s.flushing && s.werr == nil {
+		s.flush()
+	}
+}
+
+// append adds a frame to pending and returns its number. Called with wmu
+// held.
+func (s *stream) append(b []byte) uint64 {
+	if s.framing == FramingContentLength {
+		s.pending.WriteString("Content-Length: ")
+		s.pending.WriteString(strconv.Itoa(len(b)))
+		s.pending.WriteString("\r\n\r\n")
+		s.pending.Write(b)
+	} else {
+		s.pending.Write(b)
+		s.pending.WriteByte('\n')
+	}
+	s.queued++
+	return s.queued
 }
 
 // flush writes pending batches until none is left; called with wmu held,

@@ -8,11 +8,42 @@ import (
 	"steerable.dev/sidecar/protocol"
 )
 
-// ping answers system.ping with Health.
+// ping answers system.ping with Health. Once one has, the checks are
+// settled (Services.Checks) and later pings are answered on the read loop.
 func ping(_ context.Context, s *Server) (any, error) {
 	h := s.Health(true)
+	s.settled.Store(true)
 	return healthReply{h, s.checksJSON.encode(h.Checks)}, nil
 }
+
+// pingOnReader answers system.ping on the read loop once the checks are
+// settled: no worker, context or slot, and its reply goes out with the
+// rest of its batch. The pings of one batch — the frames of one read of
+// the input — share one Health, read and encoded after all of them had
+// arrived, so each still reports the state after it was sent.
+func pingOnReader(s *Server) (any, bool) {
+	if !s.settled.Load() {
+		return nil, false
+	}
+	b := &s.batchHealth
+	if b.encoded == nil || b.read != s.st.reads {
+		checks := s.checks(true)
+		b.encoded = s.health(checks).AppendJSONWithChecks(b.encoded[:0], s.checksJSON.encode(checks))
+		b.read = s.st.reads
+	}
+	return b.encoded, true
+}
+
+// batchHealth is the Health of the read loop's current batch.
+type batchHealth struct {
+	read    uint64 // stream.reads when it was read
+	encoded encodedJSON
+}
+
+// encodedJSON is a result already encoded.
+type encodedJSON []byte
+
+func (e encodedJSON) AppendJSON(b []byte) ([]byte, error) { return append(b, e...), nil }
 
 // healthReply is a Health whose checks are already encoded.
 type healthReply struct {

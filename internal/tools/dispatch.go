@@ -87,6 +87,9 @@ func prepare(e *Entry, args json.RawMessage) (json.RawMessage, *protocol.ToolRes
 			return nil, refused
 		}
 	}
+	if _, err := e.Schema(); err == nil && e.flat != nil && e.flat.accepts(args) {
+		return args, nil // the fast check of a flat schema (flat_schema.go)
+	}
 	inst, err := decodeInstance(args)
 	if err != nil {
 		r := Followup("arguments for %s are not valid JSON: %v", name, err)

@@ -33,6 +33,7 @@ type Entry struct {
 	schemaOnce sync.Once
 	schema     *jsonschema.Schema
 	schemaErr  error
+	flat       *flatSchema // the schema's fast check, when it has one (flat_schema.go)
 }
 
 // Schema returns the compiled parameters schema.
@@ -41,7 +42,9 @@ func (e *Entry) Schema() (*jsonschema.Schema, error) {
 		e.schema, e.schemaErr = compileSchema(e.Desc.Name, e.Desc.Parameters)
 		if e.schemaErr != nil {
 			e.schemaErr = fmt.Errorf("tool %q: invalid parameters schema: %w", e.Desc.Name, e.schemaErr)
+			return
 		}
+		e.flat = compileFlat(e.Desc.Parameters)
 	})
 	return e.schema, e.schemaErr
 }

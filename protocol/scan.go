@@ -1,4 +1,4 @@
-package rpc
+package protocol
 
 import (
 	"bytes"
@@ -6,17 +6,18 @@ import (
 	"unicode/utf8"
 )
 
-// The frame reader looks at the top level of a frame only: which members
-// there are and where each value starts and ends. After json.Valid has
-// checked the whole frame in one pass, that needs no decoding at all — the
-// values (params above all) stay spans of the frame, decoded once, by
-// whoever needs them, into the type they need.
+// The frame reader (internal/rpc) and the tools' argument check look at the
+// top level of an object only: which members there are and where each
+// value starts and ends. After json.Valid has checked the whole object in
+// one pass, that needs no decoding at all — the values (params above all)
+// stay spans of the frame, decoded once, by whoever needs them, into the
+// type they need.
 
-// eachMember calls fn with every member of the JSON object b, in order:
+// EachMember calls fn with every member of the JSON object b, in order:
 // the key (unquoted) and the value (raw, a span of b). b must be valid JSON
-// (json.Valid); eachMember reports false when it is not an object. Keys are
+// (json.Valid); EachMember reports false when it is not an object. Keys are
 // matched exactly by callers, as JSON-RPC names are case-sensitive.
-func eachMember(b []byte, fn func(key, value []byte)) bool {
+func EachMember(b []byte, fn func(key, value []byte)) bool {
 	i := skipSpace(b, 0)
 	if i >= len(b) || b[i] != '{' {
 		return false
@@ -114,10 +115,10 @@ func skipComposite(b []byte, i int) int {
 	return i
 }
 
-// unquote returns the value of the JSON string s (valid, with its quotes):
+// Unquote returns the value of the JSON string s (valid, with its quotes):
 // a copy of its bytes when it has no escape and is valid UTF-8, else what
 // encoding/json decodes (which replaces invalid UTF-8 with U+FFFD).
-func unquote(s []byte) string {
+func Unquote(s []byte) string {
 	if len(s) >= 2 && bytes.IndexByte(s, '\\') < 0 && utf8.Valid(s) {
 		return string(s[1 : len(s)-1])
 	}
