@@ -20,10 +20,20 @@ func matchingLines(m *matcher, text []byte) []int {
 
 // matchingLinesSparse is matchingLines with the sparse byte used or not.
 func matchingLinesSparse(m *matcher, text []byte, sparse bool) []int {
+	var d *lazyDFA
+	if m.dfa != nil {
+		d = newLazyDFA(m.dfa)
+	}
+	return matchingLinesWith(m, text, sparse, d)
+}
+
+// matchingLinesWith is matchingLines with the sparse byte used or not and
+// the DFA given (nil: the expression alone).
+func matchingLinesWith(m *matcher, text []byte, sparse bool, d *lazyDFA) []int {
 	var out []int
 	var st findState
 	for pos := 0; pos < len(text); {
-		l, ok := m.next(text, pos, &st, sparse && m.sparse != nil)
+		l, ok := m.next(text, pos, &st, sparse && m.sparse != nil, d)
 		if !ok {
 			break
 		}
