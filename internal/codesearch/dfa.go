@@ -66,6 +66,7 @@ type dfaProg struct {
 	cont     uint8       // bytes 0x80–0xBF: a continuation byte
 	repr     []byte      // an ASCII class's representative byte
 	word     []bool      // a class of word bytes
+	wordByte [256]uint8  // 1 for a word byte
 	ascii    [][2]uint64 // per instruction: the ASCII bytes it matches
 	nonASCII []bool      // per instruction: it matches some rune ≥ 0x80
 }
@@ -154,6 +155,7 @@ func (p *dfaProg) classify(masks [][2]uint64) {
 	for b := range utf8.RuneSelf {
 		if syntax.IsWordChar(rune(b)) {
 			word[b/64] |= 1 << (b % 64)
+			p.wordByte[b] = 1
 		}
 	}
 	nl[0] = 1 << '\n'
@@ -207,14 +209,24 @@ type dfaState struct {
 // lazyDFA is one worker's DFA: the states built so far and their
 // transitions. It is not safe for concurrent use.
 type lazyDFA struct {
-	p       *dfaProg
-	states  []dfaState
-	trans   []int32 // state offset (index × nclass) + class → next state's offset, or dfaUnknown, dfaMatch
-	index   map[string]int32
-	start   int32 // offset of the line-start state
-	limit   int   // states the cache holds
-	failed  bool  // gave up: the regexp searches from now on
-	scanned int   // bytes scanned since the cache was last emptied
+	p      *dfaProg
+	states []dfaState
+	trans  []int32 // state offset (index × nclass) + class → next state's offset, or dfaUnknown, dfaMatch
+	index  map[string]int32
+	start  int32 // offset of the line-start state
+	// idle are the offsets of the states that wait for a match to begin
+	// (the program's start alone) after a non-word and a word byte; the
+	// search stays in them over most text. stay[f][b] is true when byte b
+	// leads from idle[f] to idle[word(b)], so find skips such bytes
+	// without the table walk's chain of dependent loads.
+	idle    [2]int32
+	stay    [2][256]bool
+	skip    bool // skipIdle is worth it (so far)
+	entries int  // calls of skipIdle, up to skipProbe
+	skipped int  // bytes they skipped
+	limit   int  // states the cache holds
+	failed  bool // gave up: the regexp searches from now on
+	scanned int  // bytes scanned since the cache was last emptied
 
 	seen  []uint32 // per instruction: the generation that last added it
 	gen   uint32
@@ -225,15 +237,18 @@ type lazyDFA struct {
 }
 
 func newLazyDFA(p *dfaProg) *lazyDFA {
-	d := &lazyDFA{p: p, seen: make([]uint32, len(p.prog.Inst)), limit: min(maxDFAStates, dfaCacheBytes/(4*p.nclass))}
+	d := &lazyDFA{p: p, seen: make([]uint32, len(p.prog.Inst)), limit: min(maxDFAStates, dfaCacheBytes/(4*p.nclass)), skip: true}
 	d.reset()
 	return d
 }
 
-// reset empties the cache, leaving the line-start state.
+// reset empties the cache, leaving the line-start and the idle states.
 func (d *lazyDFA) reset() {
 	d.states, d.trans, d.index = d.states[:0], d.trans[:0], make(map[string]int32)
-	d.start = d.add([]uint32{uint32(d.p.prog.Start)}, flagLineStart)
+	start := []uint32{uint32(d.p.prog.Start)}
+	d.start = d.add(start, flagLineStart)
+	d.idle = [2]int32{d.add(start, 0), d.add(start, flagWord)}
+	d.stay = [2][256]bool{}
 	d.scanned = 0
 }
 
@@ -282,6 +297,15 @@ func (d *lazyDFA) transition(off int32, c uint8) int32 {
 		next = d.add(d.next, d.flagsAfter(c))
 	}
 	d.trans[int(off)+int(c)] = next
+	for f, idle := range d.idle {
+		if off == idle && next == d.idle[d.flagsAfter(c)] {
+			for b := range 256 {
+				if d.p.class[b] == c {
+					d.stay[f][b] = true
+				}
+			}
+		}
+	}
 	return next
 }
 
@@ -393,51 +417,122 @@ func (d *lazyDFA) find(hay []byte, from int) (at int, res dfaResult) {
 	if from >= len(hay) {
 		return len(hay), dfaNone
 	}
-	s := d.start
-	trans, class := d.trans, &d.p.class
-	i := from
-	for ; i < len(hay); i++ {
-		t := trans[int(s)+int(class[hay[i]])]
-		if t < 0 {
-			if t == dfaUnknown {
-				d.scanned += i - from
-				from = i
-				t = d.transition(s, class[hay[i]])
-				trans = d.trans
-			}
-			switch t {
-			case dfaMatch:
-				return i, dfaFound
-			case dfaUnknown:
-				return i, dfaGaveUp
-			}
-		}
-		s = t
+	var s int32
+	if d.skip {
+		at, s, res = d.walkSkipping(hay, from)
+	} else {
+		at, s, res = d.walk(hay, from)
 	}
-	d.scanned += i - from
-	if hay[len(hay)-1] == '\n' {
-		return len(hay), dfaNone
+	d.scanned += at - from
+	if res != dfaNone || hay[len(hay)-1] == '\n' {
+		return at, res
 	}
 	// The last line has no "\n": its end is checked as if it had one.
-	t := trans[int(s)+int(d.p.newline)]
-	if t == dfaUnknown {
-		t = d.transition(s, d.p.newline)
-	}
-	if t == dfaMatch {
+	if d.move(s, d.p.newline) == dfaMatch {
 		return len(hay), dfaFound
 	}
 	return len(hay), dfaNone
+}
+
+// walk is the table walk from from: it stops where a match ends
+// (dfaFound), where the DFA gives up, or at the end of hay (dfaNone, in
+// state s). Each byte's state waits for the load of the one before, so it
+// runs at about 2 ns a byte.
+func (d *lazyDFA) walk(hay []byte, from int) (i int, s int32, res dfaResult) {
+	s = d.start
+	trans, class := d.trans, &d.p.class
+	for i = from; i < len(hay); i++ {
+		t := trans[int(s)+int(class[hay[i]])]
+		if t < 0 {
+			if t = d.move(s, class[hay[i]]); t < 0 {
+				return i, s, resultOf(t)
+			}
+			trans = d.trans
+		}
+		s = t
+	}
+	return i, s, dfaNone
+}
+
+// walkSkipping is walk that, in an idle state, skips what keeps it idle
+// (skipIdle).
+func (d *lazyDFA) walkSkipping(hay []byte, from int) (i int, s int32, res dfaResult) {
+	s = d.start
+	trans, class := d.trans, &d.p.class
+	for i = from; i < len(hay); {
+		t := trans[int(s)+int(class[hay[i]])]
+		if t < 0 {
+			if t = d.move(s, class[hay[i]]); t < 0 {
+				return i, s, resultOf(t)
+			}
+			trans = d.trans
+		}
+		s = t
+		i++
+		if s == d.idle[0] || s == d.idle[1] {
+			i, s = d.skipIdle(hay, i, s == d.idle[1])
+		}
+	}
+	return i, s, dfaNone
+}
+
+// move is the transition of state s on class c, computed when not yet
+// known: a state's offset, dfaMatch, or dfaUnknown when the DFA gave up.
+func (d *lazyDFA) move(s int32, c uint8) int32 {
+	if t := d.trans[int(s)+int(c)]; t != dfaUnknown {
+		return t
+	}
+	return d.transition(s, c)
+}
+
+func resultOf(t int32) dfaResult {
+	if t == dfaMatch {
+		return dfaFound
+	}
+	return dfaGaveUp
+}
+
+// Skipping idle bytes pays when the DFA stays idle for long (an expression
+// that starts with a rare class); when it leaves idle every few bytes
+// (\w+…), the plain walk is faster, and skipping stops after
+// skipProbe entries that skipped fewer than skipMinRun bytes each.
+const (
+	skipProbe  = 4096
+	skipMinRun = 6
+)
+
+// skipIdle skips from i the bytes that keep the DFA idle (in idle[1]
+// when word). The state after such a byte depends on that byte alone, so
+// no load waits for the one before, as in the table walk. It returns
+// where it stopped and the idle state there.
+func (d *lazyDFA) skipIdle(hay []byte, i int, word bool) (int, int32) {
+	f := uint8(0)
+	if word {
+		f = 1
+	}
+	stay, wordByte := &d.stay, &d.p.wordByte
+	start := i
+	for i < len(hay) {
+		b := hay[i]
+		if !stay[f][b] {
+			break
+		}
+		f = wordByte[b]
+		i++
+	}
+	if d.entries < skipProbe {
+		d.entries++
+		d.skipped += i - start
+		d.skip = d.entries < skipProbe || d.skipped >= skipMinRun*skipProbe
+	}
+	return i, d.idle[f]
 }
 
 // lineMayMatch runs the DFA over one line (without its "\n"); it reports
 // true when the line can match or the DFA gave up.
 func (d *lazyDFA) lineMayMatch(line []byte) bool {
 	if len(line) == 0 { // the line-start state at the line's end
-		t := d.trans[int(d.start)+int(d.p.newline)]
-		if t == dfaUnknown {
-			t = d.transition(d.start, d.p.newline)
-		}
-		return t == dfaMatch
+		return d.move(d.start, d.p.newline) == dfaMatch
 	}
 	_, res := d.find(line, 0)
 	return res != dfaNone
