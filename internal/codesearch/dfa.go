@@ -36,7 +36,7 @@ import (
 
 const (
 	maxDFAInsts   = 10000   // a larger program is left to the regexp
-	dfaCacheBytes = 1 << 20 // transition table per worker
+	dfaCacheBytes = 1 << 20 // states and transitions per worker
 	maxDFAStates  = 8192
 	// dfaBytesPerState: a cache that filled again within fewer bytes per
 	// state than this is thrashing, and the DFA gives up.
@@ -225,6 +225,7 @@ type lazyDFA struct {
 	entries int  // calls of skipIdle, up to skipProbe
 	skipped int  // bytes they skipped
 	limit   int  // states the cache holds
+	bytes   int  // what its states and transitions take, about
 	failed  bool // gave up: the regexp searches from now on
 	scanned int  // bytes scanned since the cache was last emptied
 
@@ -237,14 +238,14 @@ type lazyDFA struct {
 }
 
 func newLazyDFA(p *dfaProg) *lazyDFA {
-	d := &lazyDFA{p: p, seen: make([]uint32, len(p.prog.Inst)), limit: min(maxDFAStates, dfaCacheBytes/(4*p.nclass)), skip: true}
+	d := &lazyDFA{p: p, seen: make([]uint32, len(p.prog.Inst)), limit: maxDFAStates, skip: true}
 	d.reset()
 	return d
 }
 
 // reset empties the cache, leaving the line-start and the idle states.
 func (d *lazyDFA) reset() {
-	d.states, d.trans, d.index = d.states[:0], d.trans[:0], make(map[string]int32)
+	d.states, d.trans, d.index, d.bytes = d.states[:0], d.trans[:0], make(map[string]int32), 0
 	start := []uint32{uint32(d.p.prog.Start)}
 	d.start = d.add(start, flagLineStart)
 	d.idle = [2]int32{d.add(start, 0), d.add(start, flagWord)}
@@ -269,7 +270,13 @@ func (d *lazyDFA) add(pcs []uint32, flags uint8) int32 {
 		d.trans = append(d.trans, dfaUnknown)
 	}
 	d.index[string(d.key)] = off
+	d.bytes += 4*d.p.nclass + 7*len(pcs) + 64 // transitions, pcs, key, overheads
 	return off
+}
+
+// full reports whether the cache must be emptied before a state is added.
+func (d *lazyDFA) full() bool {
+	return len(d.states) >= d.limit || d.bytes >= dfaCacheBytes
 }
 
 // transition computes (and caches) the move of the state at off on a byte
@@ -286,8 +293,8 @@ func (d *lazyDFA) transition(off int32, c uint8) int32 {
 		next = d.start
 	default:
 		d.step(from, c)
-		if len(d.states) >= d.limit {
-			if d.scanned < dfaBytesPerState*d.limit {
+		if d.full() {
+			if d.scanned < dfaBytesPerState*len(d.states) {
 				d.failed = true
 				return dfaUnknown
 			}

@@ -245,3 +245,37 @@ func FuzzDFA(f *testing.F) {
 		}
 	})
 }
+
+// TestDFAMemoryBounded: states of a large program (\w{300}\d: hundreds of
+// instructions in each state) fill the cache by its byte budget, not by
+// its count of states; the cache never grows past the budget and the
+// answer is the expression's.
+func TestDFAMemoryBounded(t *testing.T) {
+	m, err := compile(Query{Text: `\w{300}\d`, Regex: true})
+	if err != nil || m.dfa == nil {
+		t.Fatalf("compile: %v", err)
+	}
+	rng := rand.New(rand.NewPCG(7, 8))
+	var b bytes.Buffer
+	for range 50 {
+		for range 1000 + rng.IntN(1000) {
+			b.WriteByte("ab1"[rng.IntN(3)])
+		}
+		b.WriteByte('\n')
+	}
+	text := b.Bytes()
+	d := newLazyDFA(m.dfa)
+	biggest := 0
+	for pos := 0; pos < len(text); {
+		l := lineAround(text, pos, pos)
+		d.lineMayMatch(text[l.start:l.end])
+		biggest = max(biggest, d.bytes)
+		pos = l.end + 1
+	}
+	if limit := dfaCacheBytes + 4*d.p.nclass + 7*len(m.dfa.prog.Inst) + 64; biggest > limit {
+		t.Errorf("the cache grew to %d bytes, over %d", biggest, limit)
+	}
+	if diff := cmp.Diff(perLine(m, text), byMatcher(m, text, false, newLazyDFA(m.dfa))); diff != "" {
+		t.Fatalf("(-per line +dfa):\n%s", diff)
+	}
+}
