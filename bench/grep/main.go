@@ -5,6 +5,10 @@
 // run, rounds interleaved (rg, ours, ours, rg, …) and medians taken; the
 // sidecar's peak RSS; and how fast a cancelled grep is answered.
 // Figures are printed, never asserted; a missed target prints MISS.
+//
+// With -base, a second binary (say, main's build) is measured in the same
+// interleaved rounds, so a change is compared with what it replaces under
+// the same load; -only keeps the measures whose name contains its text.
 package main
 
 import (
@@ -14,6 +18,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"steerable.dev/sidecar/bench/internal/benchkit"
@@ -54,6 +59,8 @@ func measures(literal, common string) []measure {
 func main() {
 	bin := flag.String("bin", os.Getenv("BIN"), "the steerable-sidecar binary")
 	cache := flag.String("cache", os.Getenv("BENCH_CACHE"), "directory for the generated tree")
+	flag.StringVar(&baseBin, "base", "", "a second binary measured in the same rounds (a before/after comparison)")
+	flag.StringVar(&only, "only", "", "run only the measures whose name contains this")
 	flag.Parse()
 	rg, err := exec.LookPath("rg")
 	if err != nil {
@@ -67,7 +74,11 @@ func main() {
 	}
 	fmt.Printf("grep and glob through tool.invoke vs ripgrep %s, same tree, same run; %d interleaved rounds, medians [min–max]; target ≤ 1.5× rg, peak RSS ≤ 64 MiB\n", rgVersion(rg), rounds)
 	fmt.Printf("(tree ready in %s; the machine's 2 cores are shared with other work, so spreads are wide)\n", time.Since(start).Round(time.Millisecond))
-	fmt.Printf("%-44s %16s %16s %7s  %s\n", "measure", "ours", "rg", "ratio", "target")
+	header := fmt.Sprintf("%-44s %16s %16s %7s  %s", "measure", "ours", "rg", "ratio", "target")
+	if baseBin != "" {
+		header += fmt.Sprintf("  %18s %7s", "base "+filepath.Base(filepath.Dir(baseBin)), "ratio")
+	}
+	fmt.Println(header)
 	fmt.Println("-- generated tree: 20,000 files, ~300 MB, .gitignore'd node_modules/ build/ *.log")
 	runSet(*bin, rg, tree, measures("parseConfig", "TODO"), true)
 	if mod := "/root/go/pkg/mod"; dirExists(mod) {
@@ -79,70 +90,98 @@ func main() {
 	}
 }
 
-// runSet runs every measure on dir with one sidecar serving it, then
-// (with cancel) the cancellation latency.
-func runSet(bin, rg, dir string, ms []measure, cancel bool) {
+// Flags that every set uses.
+var (
+	baseBin string
+	only    string
+)
+
+// serve starts a sidecar on dir.
+func serve(bin, dir string) *benchkit.Proc {
 	cmd := exec.Command(bin, "--quiet-ready", "--log-level", "error", "--no-web-tools", "--cwd", dir)
 	cmd.Stderr = os.Stderr
 	p, err := benchkit.Start(cmd)
 	if err != nil {
 		fail(err)
 	}
+	return p
+}
+
+// runSet runs every measure on dir with one sidecar serving it (and one
+// of the base binary), then (with cancel) the cancellation latency.
+func runSet(bin, rg, dir string, ms []measure, cancel bool) {
+	p := serve(bin, dir)
 	defer p.Close()
+	var base *benchkit.Proc
+	if baseBin != "" {
+		base = serve(baseBin, dir)
+		defer base.Close()
+	}
 	for _, m := range ms {
-		ours, ref, err := timeRounds(p, rg, dir, m)
+		if !strings.Contains(m.name, only) {
+			continue
+		}
+		t, err := timeRounds(p, base, rg, dir, m)
 		if err != nil {
 			fmt.Printf("%-44s failed: %v\n", m.name, err)
 			continue
 		}
-		row(m.name, ours, ref)
+		row(m.name, t)
 	}
 	if rss, err := benchkit.PeakRSS(p.Pid()); err == nil {
-		fmt.Printf("%-44s %16s %16s %7s  %s\n", "sidecar peak RSS (all of the above)", fmt.Sprintf("%.1f MiB", float64(rss)/(1<<20)), "-", "-",
+		line := fmt.Sprintf("%-44s %16s %16s %7s  %s", "sidecar peak RSS (all of the above)", mib(rss), "-", "-",
 			"≤ 64 MiB "+benchkit.Verdict(rss <= 64<<20))
+		if base != nil {
+			if rss, err := benchkit.PeakRSS(base.Pid()); err == nil {
+				line += fmt.Sprintf("  %18s %7s", mib(rss), "-")
+			}
+		}
+		fmt.Println(line)
 	}
-	if cancel {
+	if cancel && only == "" {
 		cancelLatency(p)
 	}
 }
 
-// timeRounds warms the cache with one untimed run of each, then runs the
-// two alternately, swapping which goes first every round.
-func timeRounds(p *benchkit.Proc, rg, dir string, m measure) (ours, ref []time.Duration, err error) {
-	runOurs := func() error { _, err := p.Invoke(m.tool, m.args); return err }
-	runRg := func() error { return runRipgrep(rg, dir, m.rg) }
-	if rg == "" {
-		runRg = nil
+// timings are one measure's rounds: ours, rg's and the base binary's.
+type timings struct {
+	ours, ref, base []time.Duration
+}
+
+// timeRounds warms the cache with one untimed run of each, then runs them
+// in turn, rotating which goes first every round.
+func timeRounds(p, base *benchkit.Proc, rg, dir string, m measure) (timings, error) {
+	var t timings
+	type runner struct {
+		into *[]time.Duration
+		run  func() error
 	}
-	if err := runOurs(); err != nil {
-		return nil, nil, err
+	invoke := func(p *benchkit.Proc) func() error {
+		return func() error { _, err := p.Invoke(m.tool, m.args); return err }
 	}
-	if runRg != nil {
-		if err := runRg(); err != nil {
-			return nil, nil, err
+	runners := []runner{{&t.ours, invoke(p)}}
+	if rg != "" {
+		runners = append(runners, runner{&t.ref, func() error { return runRipgrep(rg, dir, m.rg) }})
+	}
+	if base != nil {
+		runners = append(runners, runner{&t.base, invoke(base)})
+	}
+	for _, r := range runners {
+		if err := r.run(); err != nil {
+			return t, err
 		}
 	}
 	for i := range rounds {
-		first, second := &ours, &ref
-		fa, fb := runOurs, runRg
-		if i%2 == 1 {
-			first, second, fa, fb = second, first, fb, fa
-		}
-		for _, step := range []struct {
-			into *[]time.Duration
-			run  func() error
-		}{{first, fa}, {second, fb}} {
-			if step.run == nil {
-				continue
+		for j := range runners {
+			r := runners[(i+j)%len(runners)]
+			start := time.Now()
+			if err := r.run(); err != nil {
+				return t, err
 			}
-			t := time.Now()
-			if err := step.run(); err != nil {
-				return nil, nil, err
-			}
-			*step.into = append(*step.into, time.Since(t))
+			*r.into = append(*r.into, time.Since(start))
 		}
 	}
-	return ours, ref, nil
+	return t, nil
 }
 
 // runRipgrep runs rg in dir, reading its output as a client would. Exit
@@ -158,17 +197,24 @@ func runRipgrep(rg, dir string, args []string) error {
 	return err
 }
 
-func row(name string, ours, ref []time.Duration) {
-	o := benchkit.Median(ours)
+func row(name string, t timings) {
+	o := benchkit.Median(t.ours)
 	target, ratio, r := "-", "-", "-"
-	if len(ref) > 0 {
-		rm := benchkit.Median(ref)
-		x := float64(o) / float64(rm)
+	if len(t.ref) > 0 {
+		x := float64(o) / float64(benchkit.Median(t.ref))
 		ratio = fmt.Sprintf("%.2fx", x)
-		r = spread(ref)
+		r = spread(t.ref)
 		target = "≤ 1.5× " + benchkit.Verdict(x <= 1.5)
 	}
-	fmt.Printf("%-44s %16s %16s %7s  %s\n", name, spread(ours), r, ratio, target)
+	line := fmt.Sprintf("%-44s %16s %16s %7s  %s", name, spread(t.ours), r, ratio, target)
+	if len(t.base) > 0 {
+		b, bratio := benchkit.Median(t.base), "-"
+		if len(t.ref) > 0 {
+			bratio = fmt.Sprintf("%.2fx", float64(b)/float64(benchkit.Median(t.ref)))
+		}
+		line += fmt.Sprintf("  %18s %7s", spread(t.base), bratio)
+	}
+	fmt.Println(line)
 }
 
 // spread is "median [min–max]" in milliseconds.
@@ -176,6 +222,8 @@ func spread(d []time.Duration) string {
 	lo, hi := benchkit.Range(d)
 	return fmt.Sprintf("%.0f [%.0f–%.0f] ms", ms(benchkit.Median(d)), ms(lo), ms(hi))
 }
+
+func mib(n int64) string { return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20)) }
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 

@@ -36,7 +36,8 @@ const defaultMaxFileBytes = 64 << 20
 
 // Options configure an Engine.
 type Options struct {
-	// MaxFileBytes: grep skips (and counts) larger files; 0 is 64 MiB.
+	// MaxFileBytes: grep and glob skip (and count) larger files; 0 is
+	// 64 MiB.
 	MaxFileBytes int64
 	// Ignore is the default set, gitignore patterns relative to the
 	// workspace root; nil means DefaultIgnore and the one entry "-" an
@@ -78,7 +79,7 @@ func New(ws *files.Workspace, o Options) *Engine {
 type Stats struct {
 	Searched   int `json:"searched"`   // files whose text was searched (grep) or that matched (glob)
 	Binary     int `json:"binary"`     // skipped: a NUL byte in the first 8 KiB
-	TooLarge   int `json:"tooLarge"`   // skipped: over MaxFileBytes
+	TooLarge   int `json:"tooLarge"`   // skipped: over MaxFileBytes (grep and glob)
 	Unreadable int `json:"unreadable"` // skipped: could not be opened or read
 }
 

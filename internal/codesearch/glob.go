@@ -24,6 +24,7 @@ type GlobResult struct {
 	Truncated bool
 	Matched   int    // files that match, listed or not
 	Missing   string // the pattern's directory, when it does not exist
+	TooLarge  int    // matching files skipped for being over MaxFileBytes
 }
 
 // Glob lists the files under q.Path whose path from there matches
@@ -66,7 +67,7 @@ func (e *Engine) Glob(ctx context.Context, q GlobQuery) (GlobResult, error) {
 	if err != nil {
 		return GlobResult{}, err
 	}
-	r := GlobResult{Matched: c.n}
+	r := GlobResult{Matched: c.n, TooLarge: int(st.tooLarge.Load())}
 	for _, k := range c.top.sorted() {
 		r.Files = append(r.Files, k.path)
 	}
@@ -99,10 +100,15 @@ type globVisitor struct {
 }
 
 // visit stats a matching file (without following it) for its
-// modification time.
+// modification time; the same stat gives its size, so a file over
+// MaxFileBytes is skipped and counted as grep skips it, at no extra cost.
 func (v *globVisitor) visit(_ context.Context, f fileRef) {
 	fi, err := f.dir.Lstat(f.name)
-	if err != nil || !fi.Mode().IsRegular() {
+	switch {
+	case err != nil || !fi.Mode().IsRegular():
+		return
+	case fi.Size() > v.e.maxFileBytes:
+		v.st.tooLarge.Add(1)
 		return
 	}
 	v.st.searched.Add(1)

@@ -212,3 +212,43 @@ func TestGlobManyFiles(t *testing.T) {
 		t.Fatalf("%d files, matched %d, truncated %v, %v", len(r.Files), r.Matched, r.Truncated, err)
 	}
 }
+
+// TestGlobSkipsTooLarge: a file over MaxFileBytes is skipped and counted
+// by glob as by grep — neither listed nor matched — whether it is reached
+// by the walk or named by the pattern, and a file at the limit is listed.
+func TestGlobSkipsTooLarge(t *testing.T) {
+	dir := tempDir(t)
+	writeTree(t, dir, map[string]string{
+		"small.go":     "package x\n",
+		"limit.go":     strings.Repeat("x", 1024),
+		"big.go":       strings.Repeat("x", 1025),
+		"sub/huge.go":  strings.Repeat("x", 4096),
+		"sub/other.md": strings.Repeat("x", 4096), // too large, but not matched: not counted
+	})
+	setMtimes(t, dir, "small.go", "limit.go")
+	e := engineOn(t, dir, Options{MaxFileBytes: 1024})
+	for _, c := range []struct {
+		pattern string
+		want    GlobResult
+	}{
+		{"**/*.go", GlobResult{Files: []string{"small.go", "limit.go"}, Matched: 2, TooLarge: 2}},
+		{"big.go", GlobResult{Matched: 0, TooLarge: 1}},
+		{"sub/*.go", GlobResult{Matched: 0, TooLarge: 1}},
+		{"*.md", GlobResult{Matched: 0}},
+	} {
+		r, err := e.Glob(context.Background(), GlobQuery{Pattern: c.pattern})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(c.want, r); diff != "" {
+			t.Errorf("%q (-want +got):\n%s", c.pattern, diff)
+		}
+	}
+	g, err := e.Grep(context.Background(), GrepQuery{Query: Query{Text: "x"}, Glob: "*.go", Output: OutputFiles})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g.Stats.TooLarge != 2 {
+		t.Errorf("grep counted %d too large, glob 2", g.Stats.TooLarge)
+	}
+}

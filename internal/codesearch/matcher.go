@@ -38,6 +38,9 @@ type matcher struct {
 	// sparse, when find is nil, finds a byte every match holds; it is
 	// used in a region where few lines hold it (see sparseIn).
 	sparse *exactFinder
+	// dfa, when find is nil, finds the lines that can match (dfa.go)
+	// faster than the regexp's NFA; nil for a program too large.
+	dfa *dfaProg
 }
 
 // compile builds the matcher for q.
@@ -83,6 +86,9 @@ func compile(q Query) (*matcher, error) {
 		if m.exact {
 			m.re = nil
 		}
+	}
+	if m.find == nil {
+		m.dfa = newDFAProg(re.String())
 	}
 	return m, nil
 }
@@ -154,13 +160,17 @@ func (m *matcher) sparseIn(hay []byte) bool {
 
 // next finds the first matching line in hay at or after from, which is a
 // line start. hay ends at a line end (or the end of the file). sparse
-// says to look for the sparse byte first (sparseIn).
-func (m *matcher) next(hay []byte, from int, st *findState, sparse bool) (match, bool) {
+// says to look for the sparse byte first (sparseIn); d is the worker's
+// DFA (nil without one).
+func (m *matcher) next(hay []byte, from int, st *findState, sparse bool, d *lazyDFA) (match, bool) {
 	var f finder = m.find
 	if f == nil && sparse {
 		f = *m.sparse
 	}
 	if f == nil {
+		if d != nil {
+			return m.nextByDFA(hay, from, d)
+		}
 		return m.nextByRegex(hay, from)
 	}
 	for from < len(hay) {
@@ -172,6 +182,41 @@ func (m *matcher) next(hay []byte, from int, st *findState, sparse bool) (match,
 		if m.exact {
 			return l, true
 		}
+		if m.confirm(hay, &l, d) {
+			return l, true
+		}
+		from = l.end + 1
+	}
+	return match{}, false
+}
+
+// confirm runs the expression on the line l of hay, setting where the
+// match begins; the DFA, when there is one, rules out most lines first.
+func (m *matcher) confirm(hay []byte, l *match, d *lazyDFA) bool {
+	line := hay[l.start:l.end]
+	if d != nil && !d.lineMayMatch(line) {
+		return false
+	}
+	loc := m.re.FindIndex(line)
+	if loc == nil {
+		return false
+	}
+	l.at = l.start + loc[0]
+	return true
+}
+
+// nextByDFA finds the lines that can match with the DFA and confirms each
+// with the expression; where the DFA gives up, the expression searches on.
+func (m *matcher) nextByDFA(hay []byte, from int, d *lazyDFA) (match, bool) {
+	for from < len(hay) {
+		at, res := d.find(hay, from)
+		switch res {
+		case dfaNone:
+			return match{}, false
+		case dfaGaveUp:
+			return m.nextByRegex(hay, lineAround(hay, from, at).start)
+		}
+		l := lineAround(hay, from, at)
 		if loc := m.re.FindIndex(hay[l.start:l.end]); loc != nil {
 			l.at = l.start + loc[0]
 			return l, true

@@ -20,15 +20,19 @@ func matchingLines(m *matcher, text []byte) []int {
 
 // matchingLinesSparse is matchingLines with the sparse byte used or not.
 func matchingLinesSparse(m *matcher, text []byte, sparse bool) []int {
+	var d *lazyDFA
+	if m.dfa != nil {
+		d = newLazyDFA(m.dfa)
+	}
+	return matchingLinesWith(m, text, sparse, d)
+}
+
+// matchingLinesWith is matchingLines with the sparse byte used or not and
+// the DFA given (nil: the expression alone).
+func matchingLinesWith(m *matcher, text []byte, sparse bool, d *lazyDFA) []int {
 	var out []int
-	var st findState
-	for pos := 0; pos < len(text); {
-		l, ok := m.next(text, pos, &st, sparse && m.sparse != nil)
-		if !ok {
-			break
-		}
-		out = append(out, bytes.Count(text[:l.start], newline)+1)
-		pos = l.end + 1
+	for _, h := range byMatcher(m, text, sparse, d) {
+		out = append(out, h.Line)
 	}
 	return out
 }

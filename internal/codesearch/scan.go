@@ -41,6 +41,15 @@ type scanner struct {
 	mode    mode
 	context int
 	buf     []byte
+	dfa     *lazyDFA // built on first use, when m has a DFA program
+}
+
+// lazyDFA is the worker's DFA, or nil when the expression has none.
+func (s *scanner) lazyDFA() *lazyDFA {
+	if s.dfa == nil && s.m.dfa != nil {
+		s.dfa = newLazyDFA(s.m.dfa)
+	}
+	return s.dfa
 }
 
 // fileScan is the state of one file's scan.
@@ -147,7 +156,7 @@ func (s *scanner) region(ctx context.Context, fs *fileScan, hay []byte, pos int,
 	sparse := s.m.sparseIn(hay[pos:])
 	for pos < len(hay) {
 		end := s.sliceEnd(hay, pos, sparse)
-		m, ok := s.m.next(hay[:end], pos, &st, sparse)
+		m, ok := s.m.next(hay[:end], pos, &st, sparse, s.lazyDFA())
 		if !ok {
 			if end == len(hay) {
 				break

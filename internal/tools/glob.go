@@ -28,7 +28,8 @@ func newGlob(e *codesearch.Engine) Tool {
 		Name: "glob",
 		Description: "List workspace files whose path matches a glob pattern (\"**/*_test.go\", \"src/**/*.{ts,tsx}\"), " +
 			"newest first, paths relative to the workspace. Skips what grep skips: ignored files (.gitignore, .ignore, " +
-			".git/info/exclude), .git, node_modules and build output, and hidden files unless the pattern names them (\".github/**\").",
+			".git/info/exclude), .git, node_modules and build output, hidden files unless the pattern names them (\".github/**\"), " +
+			"and files over the size limit (counted in skipped.tooLarge).",
 		Mode:       protocol.ModeRead,
 		Exposure:   protocol.ExposureDirect,
 		Parameters: json.RawMessage(globSchema),
@@ -37,11 +38,21 @@ func newGlob(e *codesearch.Engine) Tool {
 		if err != nil {
 			return searchFailure(ctx, err)
 		}
-		return OK(globMessage(a, res), map[string]any{"files": nonNil(res.Files), "truncated": res.Truncated, "matched": res.Matched})
+		return OK(globMessage(a, res), map[string]any{"files": nonNil(res.Files), "truncated": res.Truncated, "matched": res.Matched,
+			"skipped": map[string]int{"tooLarge": res.TooLarge}})
 	})
 }
 
+// globMessage says what matched and, like grep's, what was skipped.
 func globMessage(a globArgs, r codesearch.GlobResult) string {
+	msg := globMatches(a, r)
+	if r.TooLarge > 0 {
+		msg += fmt.Sprintf("; skipped %s over the size limit", plural(r.TooLarge, "file"))
+	}
+	return msg
+}
+
+func globMatches(a globArgs, r codesearch.GlobResult) string {
 	switch {
 	case r.Missing != "":
 		return fmt.Sprintf("no files match %q: %s does not exist", a.Pattern, r.Missing)
