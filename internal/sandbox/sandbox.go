@@ -5,6 +5,7 @@ import (
 	"errors"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sync"
 )
 
@@ -106,6 +107,8 @@ type Sandbox struct {
 	closeOnce   sync.Once
 	shell       string // the bash tool's shell (findShell)
 	shellErr    error
+	envMu       sync.Mutex
+	envs        map[EnvPolicy][]string // Env's results
 }
 
 // Open creates the session temp dir and starts the selection (unless
@@ -291,12 +294,23 @@ func (s *Sandbox) Lifetime() Lifetime {
 
 // Env is the environment of a child under policy: the sidecar's, filtered
 // (EnvRules), with TMPDIR, TEMP and TMP pointing at the session temp dir.
+// The session's environment does not change, so each policy's is computed
+// once; every caller gets a copy of its own.
 func (s *Sandbox) Env(policy EnvPolicy) []string {
-	env, _ := s.opts.Env.Filter(policy, s.opts.Environ)
-	for _, name := range []string{"TMPDIR", "TEMP", "TMP"} {
-		env = setEnv(env, name, s.tmpDir)
+	s.envMu.Lock()
+	defer s.envMu.Unlock()
+	env, ok := s.envs[policy]
+	if !ok {
+		env, _ = s.opts.Env.Filter(policy, s.opts.Environ)
+		for _, name := range []string{"TMPDIR", "TEMP", "TMP"} {
+			env = setEnv(env, name, s.tmpDir)
+		}
+		if s.envs == nil {
+			s.envs = map[EnvPolicy][]string{}
+		}
+		s.envs[policy] = env
 	}
-	return env
+	return slices.Clone(env)
 }
 
 // Scrubbed lists the names (never the values) EnvScrubbed drops from the
@@ -318,6 +332,7 @@ func (s *Sandbox) Close() error {
 func (s *Sandbox) release() {
 	s.launcher.killAll()
 	s.launcher.killOrphans()
+	s.launcher.spawner.close()
 	s.launcher.watchdog.close()
 	s.launcher.cgroups.close()
 	for _, b := range s.probed {
