@@ -106,9 +106,16 @@ func (b Bwrap) Prepare(cmd Cmd, p Policy) (Launch, error) {
 		}
 		files, seccompFD = append(files, f), 3+cmd.ExtraFiles
 	}
-	args := b.args(cmd, p, seccompFD)
-	return Launch{Cmd: Cmd{Path: b.Path, Args: args, Dir: cmd.Dir, Env: cmd.Env, ExtraFiles: cmd.ExtraFiles}, Files: files}, nil
+	sharedNet := cmd.SharedNet && sharesNet(p)
+	args := b.args(cmd, p, seccompFD, sharedNet)
+	return Launch{Cmd: Cmd{Path: b.Path, Args: args, Dir: cmd.Dir, Env: cmd.Env, ExtraFiles: cmd.ExtraFiles}, Files: files,
+		EmptyNet: sharedNet}, nil
 }
+
+// sharesNet says whether a child under p may run in the session's empty
+// network namespace rather than one of its own (netns_linux.go): only
+// when it can create no socket at all.
+func sharesNet(p Policy) bool { return p.socketsDenied() && !p.UnixSockets && seccompSupported }
 
 // rootKnobs are the entries of the fresh /proc that a root sidecar's
 // command could still write, bound read-only over themselves: its uid 1000
@@ -121,13 +128,15 @@ func (b Bwrap) Prepare(cmd Cmd, p Policy) (Launch, error) {
 // of them, inside as outside: it has the user's uid and no capability.
 var rootKnobs = []string{"/proc/sys", "/proc/sysrq-trigger"}
 
-func (b Bwrap) args(cmd Cmd, p Policy, seccompFD int) []string {
+// args is bwrap's command line; sharedNet: the child starts in the
+// session's empty network namespace, so bwrap makes none.
+func (b Bwrap) args(cmd Cmd, p Policy, seccompFD int, sharedNet bool) []string {
 	args := []string{"bwrap", "--die-with-parent", "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--cap-drop", "ALL"}
 	if b.Root {
 		id := strconv.Itoa(unprivilegedID)
 		args = append(args, "--unshare-user", "--uid", id, "--gid", id)
 	}
-	if !p.Network {
+	if !p.Network && !sharedNet {
 		args = append(args, "--unshare-net")
 	}
 	args = append(args, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc")

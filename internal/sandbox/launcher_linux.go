@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -137,8 +136,15 @@ func (l *launcher) start(la Launch, io childIO, lim Limits) (*Process, error) {
 		cmd.Env = append(slices.Clip(cmd.Env), escapeeMarker+"="+p.marker)
 	}
 	started := make(chan error, 1)
-	if la.Confine != nil || !l.spawner.run(func() { started <- l.spawn(p, nil, cg, lim) }) {
-		go l.hold(p, la.Confine, cg, lim, started)
+	switch {
+	case la.Confine != nil:
+		onOwnThread(func() { l.hold(p, la.Confine, cg, lim, started) })
+	case la.EmptyNet:
+		if !l.netOff.run(func(err error) { started <- l.spawnOn(err, p, cg, lim) }) {
+			started <- errClosed
+		}
+	case !l.spawner.run(func(err error) { started <- l.spawnOn(err, p, cg, lim) }):
+		onOwnThread(func() { l.hold(p, nil, cg, lim, started) })
 	}
 	err = <-started
 	closeAll(la.Files)
@@ -156,25 +162,27 @@ func (l *launcher) nextCall() uint64 {
 	return l.lastCall
 }
 
-// hold is a confined child's own OS thread: confine, start, set up, then
-// wait until the child is reaped.
+// hold runs on a confined child's own OS thread (onOwnThread): confine,
+// start, set up, then wait until the child is reaped.
 func (l *launcher) hold(p *Process, confine func() error, cg *callCgroup, lim Limits, started chan<- error) {
-	runtime.LockOSThread() // never unlocked (see start)
-	if unix.Gettid() == unix.Getpid() {
-		// The main thread: Go never retires it (a goroutine that ends
-		// locked to it wedges it instead), so it would stay confined for
-		// the life of the process. Hand over to a goroutine that cannot
-		// start on this thread while it is locked here.
-		go l.hold(p, confine, cg, lim, started)
-		runtime.UnlockOSThread()
-		return
-	}
 	err := l.spawn(p, confine, cg, lim)
 	started <- err
 	if err == nil {
 		<-p.done
 	}
 }
+
+// spawnOn is spawn on a spawner thread, unless the thread could not be
+// prepared (enterErr).
+func (l *launcher) spawnOn(enterErr error, p *Process, cg *callCgroup, lim Limits) error {
+	if enterErr != nil {
+		return enterErr
+	}
+	return l.spawn(p, nil, cg, lim)
+}
+
+// errClosed refuses a child after Close.
+var errClosed = errors.New("the sandbox is closed")
 
 // spawn runs on the locked thread that starts p: confine it (if
 // confine), start the child, set it up, and hand it to reap.

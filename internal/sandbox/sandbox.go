@@ -40,8 +40,9 @@ type Options struct {
 	// modes, when set, replaces the launch modes Open tries (tests: a
 	// kernel without user namespaces); noCgroups leaves cgroups out (tests:
 	// the rlimit fallbacks).
-	modes     []launchMode
-	noCgroups bool
+	modes       []launchMode
+	noCgroups   bool
+	noSharedNet bool // no session network namespace (tests: bwrap's own per child)
 }
 
 // Info is data._sandbox of every result of a sandboxed tool.
@@ -166,6 +167,9 @@ func (s *Sandbox) selectBackend(ctx context.Context) {
 		s.launcher.cgroups, s.cgroupErr = openCgroups(s.launcher.owner)
 	}
 	s.selectMode()
+	if !s.opts.noSharedNet {
+		_ = s.launcher.openSharedNet() // else bwrap makes one per child, as safe
+	}
 	for _, b := range s.candidates() {
 		err := b.Available()
 		if err == nil {
@@ -333,6 +337,7 @@ func (s *Sandbox) release() {
 	s.launcher.killAll()
 	s.launcher.killOrphans()
 	s.launcher.spawner.close()
+	s.launcher.closeSharedNet()
 	s.launcher.watchdog.close()
 	s.launcher.cgroups.close()
 	for _, b := range s.probed {

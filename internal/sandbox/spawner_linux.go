@@ -7,9 +7,9 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// spawner is the launcher's pool of OS threads that start unconfined
-// children (bwrap, none, an inherited or unconfined child: every launch
-// without Launch.Confine).
+// spawner is a pool of OS threads that start unconfined children (bwrap,
+// none, an inherited or unconfined child: every launch without
+// Launch.Confine).
 //
 // A child's parent-death signal fires when the thread that forked it
 // exits, so that thread must outlive the child. Go retires a thread whose
@@ -22,52 +22,55 @@ import (
 // holds a thread only until the child is set up) and is retired by close,
 // after every child was killed and reaped.
 //
+// A pool's threads may first enter a namespace (enter): the launcher's
+// second pool lives in the session's empty network namespace (netns.go).
+//
 // A confined launch (Landlock's thread mode) does not come here: the
 // confinement stays with the thread, so that thread is used once, held
 // until its child is reaped and then retired (launcher.hold).
 type spawner struct {
+	// enter runs on each new thread before its first job; a thread whose
+	// enter fails passes the error to that job and retires.
+	enter func() error
+
 	mu     sync.Mutex
-	idle   []chan func()
+	idle   []chan func(error)
 	closed bool
 }
 
 // run runs job on a spawner thread and reports whether it could: false
-// once the pool is closed (the caller then uses a thread of its own).
-// job must not block for long: it holds the thread.
-func (s *spawner) run(job func()) bool {
+// once the pool is closed. job gets enter's error, if any; it must not
+// block for long: it holds the thread.
+func (s *spawner) run(job func(error)) bool {
 	s.mu.Lock()
 	if s.closed {
 		s.mu.Unlock()
 		return false
 	}
-	var jobs chan func()
+	var jobs chan func(error)
 	if k := len(s.idle); k > 0 {
 		jobs = s.idle[k-1]
 		s.idle = s.idle[:k-1]
 	}
 	s.mu.Unlock()
 	if jobs == nil {
-		jobs = make(chan func(), 1)
-		go s.thread(jobs)
+		jobs = make(chan func(error), 1)
+		onOwnThread(func() { s.thread(jobs) })
 	}
 	jobs <- job
 	return true
 }
 
-// thread is one spawner thread's goroutine: it runs jobs until the pool is
-// closed.
-func (s *spawner) thread(jobs chan func()) {
-	runtime.LockOSThread() // never unlocked: the children's parent-death signals
-	if unix.Gettid() == unix.Getpid() {
-		// The main thread: Go never retires it, and a goroutine locked to it
-		// when it returns wedges it. Hand over to a goroutine that cannot
-		// start here while this one holds it.
-		go s.thread(jobs)
-		runtime.UnlockOSThread()
-		return
+// thread is one spawner thread: it runs jobs until the pool is closed.
+func (s *spawner) thread(jobs chan func(error)) {
+	if s.enter != nil {
+		if err := s.enter(); err != nil {
+			(<-jobs)(err)
+			return // a thread in an unknown state retires
+		}
 	}
 	for job := range jobs {
-		job()
+		job(nil)
 		if !s.park(jobs) {
 			return
 		}
@@ -76,7 +79,7 @@ func (s *spawner) thread(jobs chan func()) {
 
 // park returns the thread to the pool; false when the pool is closed, and
 // the thread retires.
-func (s *spawner) park(jobs chan func()) bool {
+func (s *spawner) park(jobs chan func(error)) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
@@ -97,4 +100,23 @@ func (s *spawner) close() {
 		close(jobs)
 	}
 	s.idle = nil
+}
+
+// onOwnThread runs f in a new goroutine locked to an OS thread that is
+// not the main one, and never unlocks it: Go retires the thread when f
+// returns, with whatever f did to it (a confinement, a namespace, the
+// children whose parent-death signal it carries). The main thread is
+// never retired — a goroutine that ends locked to it wedges it — so f
+// would leave its state there for the life of the process: the goroutine
+// hands over to another until it lands elsewhere.
+func onOwnThread(f func()) {
+	go func() {
+		runtime.LockOSThread()
+		if unix.Gettid() == unix.Getpid() {
+			onOwnThread(f) // cannot start here while this one holds the thread
+			runtime.UnlockOSThread()
+			return
+		}
+		f()
+	}()
 }

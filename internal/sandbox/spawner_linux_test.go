@@ -16,7 +16,7 @@ func TestSpawnerReusesItsThreads(t *testing.T) {
 	var s spawner
 	tid := func() int {
 		got := make(chan int)
-		if !s.run(func() { got <- unix.Gettid() }) {
+		if !s.run(func(error) { got <- unix.Gettid() }) {
 			t.Fatal("an open pool refused a job")
 		}
 		return <-got
@@ -31,14 +31,14 @@ func TestSpawnerReusesItsThreads(t *testing.T) {
 		t.Error("a job ran on the main thread")
 	}
 	release, holding := make(chan struct{}), make(chan int)
-	s.run(func() { holding <- unix.Gettid(); <-release })
+	s.run(func(error) { holding <- unix.Gettid(); <-release })
 	busy := <-holding
 	if other := tid(); other == busy {
 		t.Error("a job ran on the thread another job holds")
 	}
 	close(release)
 	s.close()
-	if s.run(func() {}) {
+	if s.run(func(error) {}) {
 		t.Error("a closed pool took a job")
 	}
 }
