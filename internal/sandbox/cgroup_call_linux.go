@@ -143,7 +143,7 @@ func (c *callCgroup) uniqueDirs() []string {
 // limitHit names the limit the call hit, from the kernel's counters
 // since the call started: an OOM kill in the memory cgroup, a refused
 // fork in the pids cgroup. The counters read become the base of the
-// cgroup's next call (see rebase).
+// cgroup's next call (see killAll).
 func (c *callCgroup) limitHit() string {
 	if c == nil {
 		return ""

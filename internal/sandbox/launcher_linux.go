@@ -162,8 +162,9 @@ func (l *launcher) nextCall() uint64 {
 	return l.lastCall
 }
 
-// hold runs on a confined child's own OS thread (onOwnThread): confine,
-// start, set up, then wait until the child is reaped.
+// hold runs on a child's own OS thread (onOwnThread; a confined child's,
+// or any child's once the spawner is closed): confine, start, set up,
+// then wait until the child is reaped.
 func (l *launcher) hold(p *Process, confine func() error, cg *callCgroup, lim Limits, started chan<- error) {
 	err := l.spawn(p, confine, cg, lim)
 	started <- err
