@@ -27,7 +27,7 @@ func (a *app) wireRunCode(deps *tools.Deps) {
 		return
 	}
 	a.runCode = runcode.New(runcode.Options{Sandbox: a.sandbox, Workspace: a.cfg.Workspace, Confined: a.cfg.SidecarConfined,
-		Candidates: candidates, Limits: runcode.Limits{
+		Candidates: candidates, OnNoPython: func() { a.registry.Unregister("run_code") }, Limits: runcode.Limits{
 			MaxCalls: a.cfg.RunCodeMaxCalls, Timeout: time.Duration(a.cfg.RunCodeTimeoutMs) * time.Millisecond,
 			MaxResultBytes: a.cfg.RunCodeMaxResult, MaxOutputBytes: a.cfg.BashMaxOutputBytes, MaxFrameBytes: a.cfg.MaxFrameBytes,
 		}})
@@ -35,11 +35,12 @@ func (a *app) wireRunCode(deps *tools.Deps) {
 }
 
 // watchRunCode waits for the interpreter search (started with the sandbox
-// probe once the ready marker is out, or by the first run_code call);
-// when no python3 ≥ 3.9 runs in the sandbox, run_code is withdrawn from
-// the registry (it could never run) and checks.run_code says why. A
-// sandbox that cannot confine it leaves it registered: calls answer
-// sandbox_unavailable, like bash.
+// probe once the ready marker is out, or by the first run_code call) and
+// logs its outcome. When no python3 ≥ 3.9 runs in the sandbox, run_code
+// has been withdrawn from the registry by then (OnNoPython, before the
+// search is seen as done: it could never run) and checks.run_code says
+// why. A sandbox that cannot confine it leaves it registered: calls
+// answer sandbox_unavailable, like bash.
 func (a *app) watchRunCode() {
 	if a.runCode == nil {
 		return
@@ -49,7 +50,6 @@ func (a *app) watchRunCode() {
 		_, err := a.runCode.Interpreter()
 		switch {
 		case errors.Is(err, runcode.ErrNoPython):
-			a.registry.Unregister("run_code")
 			a.log.Warn().Str("reason", err.Error()).Msg("run_code withdrawn: no usable python3")
 		case err != nil:
 			a.log.Warn().Err(err).Msg("run_code refuses to run")

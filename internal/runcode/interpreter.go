@@ -104,6 +104,9 @@ func (r *Runtime) discover() {
 		r.passed = append(r.passed, Attempt{Candidate: c, Err: err})
 	}
 	r.err = fmt.Errorf("%w: %s", ErrNoPython, attemptsText(r.passed, "no python3 on PATH"))
+	if r.opts.OnNoPython != nil {
+		r.opts.OnNoPython()
+	}
 }
 
 const identifyScript = `import sys, json; print(json.dumps({"executable": sys.executable, "version": list(sys.version_info[:3])}))`

@@ -25,6 +25,10 @@ type Options struct {
 	// Candidates are the python3 executables to try, in order
 	// (Candidates of the sidecar's PATH).
 	Candidates []string
+	// OnNoPython, when set, runs once the search found no python3 ≥ 3.9
+	// that runs in the sandbox, before Checked is closed: cmd withdraws
+	// run_code there, so nobody who saw the search end sees it listed.
+	OnNoPython func()
 }
 
 // Runtime runs the programs of one session: it finds the interpreter once

@@ -1,6 +1,7 @@
 package runcode
 
 import (
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -61,4 +62,25 @@ func supported(t *testing.T, py string) bool {
 	t.Helper()
 	out, err := exec.Command(py, "-c", "import sys; print(sys.version_info[:2] >= (3, 9))").Output()
 	return err == nil && strings.TrimSpace(string(out)) == "True"
+}
+
+// When no candidate runs, OnNoPython has run by the time the search is
+// seen as done (cmd withdraws run_code there: a host that reads
+// checks.run_code "not registered" must not find it in tool.list).
+func TestOnNoPythonRunsBeforeTheSearchEnds(t *testing.T) {
+	e := anyEnv(t)
+	old := filepath.Join(e.ws, "old-python3")
+	os.WriteFile(old, []byte("#!/bin/sh\necho '{\"executable\": \"/opt/python3.8\", \"version\": [3, 8, 18]}'\n"), 0o755)
+	withdrawn := make(chan struct{})
+	rt := New(Options{Sandbox: e.sb, Workspace: e.ws, Candidates: []string{old}, OnNoPython: func() { close(withdrawn) }})
+	rt.Start()
+	<-rt.Checked()
+	select {
+	case <-withdrawn:
+	default:
+		t.Fatal("the search ended before OnNoPython ran")
+	}
+	if _, err := rt.Interpreter(); !errors.Is(err, ErrNoPython) {
+		t.Errorf("Interpreter() = %v, want ErrNoPython", err)
+	}
 }

@@ -12,12 +12,12 @@ import (
 // the host's, read-only; the denied paths masked (an empty read-only
 // tmpfs over a directory, /dev/null over a file); the writable roots bound
 // read-write at their own paths; a private tmpfs /tmp; a minimal /dev and a
-// fresh /proc whose kernel knobs (/proc/sys and the other writable
-// entries) are read-only; its own PID, IPC, UTS and — with the network off
-// — (empty) network namespace, plus the socket filter (--seccomp). Every
-// capability is dropped, and a root sidecar's command runs as an
-// unprivileged uid in a user namespace of its own (bubblewrap keeps root's
-// uid and, for /proc/sys, its rights otherwise).
+// fresh /proc whose kernel knobs a root sidecar's command could write
+// (/proc/sys, the sysrq trigger) are read-only; its own PID, IPC, UTS and
+// — with the network off — (empty) network namespace, plus the socket
+// filter (--seccomp). Every capability is dropped, and a root sidecar's
+// command runs as an unprivileged uid in a user namespace of its own
+// (bubblewrap keeps root's uid and, for /proc/sys, its rights otherwise).
 //
 // Its PID namespace, --die-with-parent and the launcher's own namespace
 // around it end the whole tree with the bwrap process.
@@ -27,6 +27,7 @@ type Bwrap struct {
 	// Root: the sidecar runs as uid 0.
 	Root    bool
 	missing string
+	masks   *maskCache // nil: the masks are computed for every child
 }
 
 // trustedBwrapDirs are where bwrap is taken from unless STEERABLE_BWRAP_PATH
@@ -42,7 +43,7 @@ const unprivilegedID = 1000
 // NewBwrap finds bwrap: override (STEERABLE_BWRAP_PATH) when set, else the
 // first of trustedBwrapDirs that has it.
 func NewBwrap(override string) Bwrap {
-	b := Bwrap{Root: os.Geteuid() == 0}
+	b := Bwrap{Root: os.Geteuid() == 0, masks: &maskCache{}}
 	if override != "" {
 		if err := executable(override); err != nil {
 			b.missing = fmt.Sprintf("STEERABLE_BWRAP_PATH=%s: %v", override, err)
@@ -105,35 +106,50 @@ func (b Bwrap) Prepare(cmd Cmd, p Policy) (Launch, error) {
 		}
 		files, seccompFD = append(files, f), 3+cmd.ExtraFiles
 	}
-	args := b.args(cmd, p, seccompFD)
-	return Launch{Cmd: Cmd{Path: b.Path, Args: args, Dir: cmd.Dir, Env: cmd.Env, ExtraFiles: cmd.ExtraFiles}, Files: files}, nil
+	sharedNet := cmd.SharedNet && sharesNet(p)
+	args := b.args(cmd, p, seccompFD, sharedNet)
+	return Launch{Cmd: Cmd{Path: b.Path, Args: args, Dir: cmd.Dir, Env: cmd.Env, ExtraFiles: cmd.ExtraFiles}, Files: files,
+		EmptyNet: sharedNet}, nil
 }
 
-// procKnobs are the entries of the fresh /proc that a process with the
-// sidecar's uid could write — root's /proc/sys (kernel.core_pattern is code
-// execution as root), the sysrq trigger, the MTRR table, PSI triggers —
-// bound read-only over themselves (bubblewrap covers /proc/irq and
-// /proc/bus itself).
-var procKnobs = []string{"/proc/sys", "/proc/sysrq-trigger", "/proc/mtrr", "/proc/pressure"}
+// sharesNet says whether a child under p may run in the session's empty
+// network namespace rather than one of its own (netns_linux.go): only
+// when it can create no socket at all.
+func sharesNet(p Policy) bool { return p.socketsDenied() && !p.UnixSockets && seccompSupported }
 
-func (b Bwrap) args(cmd Cmd, p Policy, seccompFD int) []string {
+// rootKnobs are the entries of the fresh /proc that a root sidecar's
+// command could still write, bound read-only over themselves: its uid 1000
+// maps to uid 0 outside, and these are guarded by the file's owner alone —
+// /proc/sys (kernel.core_pattern is code execution as root) and the sysrq
+// trigger. Writes to the other root-owned entries need a capability the
+// command does not have (/proc/mtrr, ns_last_pid), are open to every user
+// anyway (the PSI triggers in /proc/pressure), or are covered by bubblewrap
+// itself (/proc/irq, /proc/bus). Any other sidecar's command writes none
+// of them, inside as outside: it has the user's uid and no capability.
+var rootKnobs = []string{"/proc/sys", "/proc/sysrq-trigger"}
+
+// args is bwrap's command line; sharedNet: the child starts in the
+// session's empty network namespace, so bwrap makes none.
+func (b Bwrap) args(cmd Cmd, p Policy, seccompFD int, sharedNet bool) []string {
 	args := []string{"bwrap", "--die-with-parent", "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--cap-drop", "ALL"}
 	if b.Root {
 		id := strconv.Itoa(unprivilegedID)
 		args = append(args, "--unshare-user", "--uid", id, "--gid", id)
 	}
-	if !p.Network {
+	if !p.Network && !sharedNet {
 		args = append(args, "--unshare-net")
 	}
 	args = append(args, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc")
-	for _, k := range procKnobs {
-		args = append(args, "--ro-bind-try", k, k)
+	if b.Root {
+		for _, k := range rootKnobs {
+			args = append(args, "--ro-bind-try", k, k)
+		}
 	}
 	args = append(args, "--tmpfs", "/tmp")
 	for _, r := range p.ReadOnlyRoots {
 		args = append(args, "--ro-bind", r, r)
 	}
-	masks, remount := maskArgs(p.DenyRead)
+	masks, remount := b.masks.get(p.DenyRead)
 	args = append(args, masks...)
 	for _, r := range p.WritableRoots {
 		args = append(args, "--bind", r, r)
@@ -147,25 +163,6 @@ func (b Bwrap) args(cmd Cmd, p Policy, seccompFD int) []string {
 	}
 	args = append(args, "--", cmd.Path)
 	return append(args, cmd.Args[1:]...)
-}
-
-// maskArgs hides each denied path that exists now: a directory under an
-// empty tmpfs (made read-only after the writable roots are bound, so a root
-// inside it stays reachable), anything else under /dev/null (bound nodev,
-// so opening it is refused).
-func maskArgs(deny []string) (masks, remount []string) {
-	for _, d := range deny {
-		fi, err := os.Lstat(d)
-		switch {
-		case err != nil:
-		case fi.IsDir():
-			masks = append(masks, "--tmpfs", d)
-			remount = append(remount, "--remount-ro", d)
-		default:
-			masks = append(masks, "--ro-bind", "/dev/null", d)
-		}
-	}
-	return masks, remount
 }
 
 // dataPipe returns the read end of a pipe holding data (a few hundred

@@ -20,13 +20,15 @@ import (
 // callCgroup is one child's cgroup (one directory per v1 hierarchy).
 // Creating a memory cgroup costs more than the rest of a call, so an
 // emptied one is reused: its limits are set again only when they differ,
-// and the kernel's counters are read as deltas from the call's start.
+// and the kernel's counters are read as deltas from the call's start —
+// which, for a reused cgroup, are the counters its previous call ended
+// with (nothing runs in an idle cgroup), so starting a call reads none.
 type callCgroup struct {
 	owner   *cgroups
 	version int
 	dirs    map[controller]string
 	limits  Limits
-	base    [2]int64 // OOM kills and refused forks when the call started
+	base    [2]int64 // OOM kills and refused forks when the call started (0 in a new cgroup)
 }
 
 // maxIdleCgroups bounds the reusable cgroups a session keeps.
@@ -50,7 +52,6 @@ func (cg *cgroups) forCall(n uint64, lim Limits) (*callCgroup, error) {
 		}
 		call.limits = lim
 	}
-	call.base = call.counters()
 	return call, nil
 }
 
@@ -141,12 +142,14 @@ func (c *callCgroup) uniqueDirs() []string {
 
 // limitHit names the limit the call hit, from the kernel's counters
 // since the call started: an OOM kill in the memory cgroup, a refused
-// fork in the pids cgroup.
+// fork in the pids cgroup. The counters read become the base of the
+// cgroup's next call (see killAll).
 func (c *callCgroup) limitHit() string {
 	if c == nil {
 		return ""
 	}
 	now := c.counters()
+	defer func() { c.base = now }()
 	switch {
 	case now[0] > c.base[0]:
 		return "memory"
@@ -191,30 +194,40 @@ func counter(file, key string) int64 {
 }
 
 // killAll kills every process left in the call's cgroups and waits (a
-// bounded while) for them to be gone.
+// bounded while) for them to be gone. What they did meanwhile (an OOM
+// kill, a refused fork) is not the next call's: the base is read again.
 func (c *callCgroup) killAll() {
 	if c == nil {
 		return
 	}
+	killed := false
 	for _, dir := range c.uniqueDirs() {
-		killCgroup(dir, c.version)
+		killed = killCgroup(dir, c.version) || killed
+	}
+	if killed {
+		c.base = c.counters()
 	}
 }
 
-func killCgroup(dir string, version int) {
+// killCgroup kills the processes of dir and reports whether there were any.
+func killCgroup(dir string, version int) bool {
+	pids := cgroupProcs(dir)
+	if len(pids) == 0 {
+		return false
+	}
 	if version == 2 {
 		os.WriteFile(filepath.Join(dir, "cgroup.kill"), []byte("1"), 0)
 	}
 	for range 200 {
-		pids := cgroupProcs(dir)
-		if len(pids) == 0 {
-			return
-		}
 		for _, pid := range pids {
 			syscall.Kill(pid, syscall.SIGKILL)
 		}
 		time.Sleep(5 * time.Millisecond)
+		if pids = cgroupProcs(dir); len(pids) == 0 {
+			break
+		}
 	}
+	return true
 }
 
 func cgroupProcs(dir string) []int {

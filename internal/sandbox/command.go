@@ -88,7 +88,8 @@ func (s *Sandbox) Start(c Command) (*Process, error) {
 	if c.Policy != nil {
 		p = c.Policy.normalized()
 	}
-	la, err := backend.Prepare(Cmd{Path: path, Args: c.Argv, Dir: c.Dir, Env: env, ExtraFiles: len(c.ExtraFiles)}, p)
+	la, err := backend.Prepare(Cmd{Path: path, Args: c.Argv, Dir: c.Dir, Env: env, ExtraFiles: len(c.ExtraFiles),
+		SharedNet: s.launcher.emptyNet != nil}, p)
 	if err != nil {
 		return nil, err
 	}

@@ -157,21 +157,36 @@ func TestWorkspaceInsideADeniedDirectoryStaysReachable(t *testing.T) {
 	}
 }
 
-// Landlock's allowlist is enumerated once; a file created later in an
+// What a backend derives from the deny list is computed once — Landlock's
+// allowlist, bwrap's masks of the paths that exist — and reused while the
+// directories it depends on stay unchanged (here: unchanged for a minute,
+// so nothing is recomputed for being recent). A file created later in an
 // enumerated directory becomes readable, and a credential store created
-// later is denied, once the ruleset is rebuilt on the next call.
-func TestLandlockAllowlistFollowsNewEntries(t *testing.T) {
-	home := plantHome(t)
-	s := openWith(t, "landlock", Options{Deny: DenyOptions{Home: home}})
-	run(t, s, `true`, RunOptions{})
-	os.WriteFile(filepath.Join(home, "later.txt"), []byte("later"), 0o644)
-	os.MkdirAll(filepath.Join(home, ".kube"), 0o755)
-	os.WriteFile(filepath.Join(home, ".kube", "config"), []byte("kube-secret"), 0o600)
-	if res := run(t, s, `cat "`+home+`/later.txt"`, RunOptions{}); res.Stdout != "later" {
-		t.Errorf("a file created after boot is unreadable: %+v", res)
-	}
-	if res := run(t, s, `cat "`+home+`/.kube/config"`, RunOptions{}); res.ExitCode == 0 {
-		t.Errorf("a credential store created after boot is readable: %+v", res)
+// later is denied, from the next call on.
+func TestDenyListFollowsNewEntries(t *testing.T) {
+	for _, name := range confining {
+		t.Run(name, func(t *testing.T) {
+			home := plantHome(t)
+			settle(t, home)
+			s := openWith(t, name, Options{Deny: DenyOptions{Home: home}})
+			run(t, s, `true`, RunOptions{})
+			os.WriteFile(filepath.Join(home, "later.txt"), []byte("later"), 0o644)
+			os.MkdirAll(filepath.Join(home, ".kube"), 0o755)
+			os.WriteFile(filepath.Join(home, ".kube", "config"), []byte("kube-secret"), 0o600)
+			if res := run(t, s, `cat "`+home+`/later.txt"`, RunOptions{}); res.Stdout != "later" {
+				t.Errorf("a file created after boot is unreadable: %+v", res)
+			}
+			if res := run(t, s, `cat "`+home+`/.kube/config"`, RunOptions{}); res.ExitCode == 0 {
+				t.Errorf("a credential store created after boot is readable: %+v", res)
+			}
+			settle(t, home)
+			run(t, s, `true`, RunOptions{})
+			os.WriteFile(filepath.Join(home, ".config", "gh", "new-token"), []byte("gh-secret"), 0o600)
+			os.WriteFile(filepath.Join(home, ".pgpass"), []byte("pg-secret"), 0o600)
+			if res := run(t, s, `cat "`+home+`/.pgpass" "`+home+`/.config/gh/new-token"`, RunOptions{}); strings.Contains(res.Stdout, "secret") {
+				t.Errorf("a credential file created after boot is readable: %+v", res)
+			}
+		})
 	}
 }
 

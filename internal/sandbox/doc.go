@@ -26,8 +26,8 @@
 //     them), no io_uring;
 //   - no signals to processes outside the sandbox;
 //   - per-call limits on processes and memory (Limits);
-//   - never uid 0 inside bwrap, and kernel knobs (/proc/sys and the other
-//     writable /proc entries) read-only;
+//   - never uid 0 inside bwrap, and the kernel knobs a root sidecar's
+//     command could write (/proc/sys, the sysrq trigger) read-only;
 //   - an environment without credentials (EnvRules: every name with a
 //     credential segment, URLs with userinfo, a known list), or only a core
 //     set, or run_code's allowlist.
@@ -53,7 +53,10 @@
 //     with its knobs read-only, PID, IPC, UTS and (network off) empty
 //     network namespaces, the socket filter through --seccomp, every
 //     capability dropped, and as root an unprivileged uid in a user
-//     namespace. Full.
+//     namespace. Full. The masks are computed once per deny list and
+//     reused while the directories that decide them are unchanged
+//     (masks.go); a root sidecar's children that can create no socket
+//     share one empty network namespace of the session (netns_linux.go).
 //   - landlock: a strict Landlock ruleset for the kernel's ABI (no silent
 //     best-effort downgrade): read on an allowlist that covers / minus the
 //     denied paths (enumerated when the ruleset is built, rebuilt when an
@@ -78,11 +81,14 @@
 //
 // # Process lifetime
 //
-// Every child is started by the launcher from an OS thread of its own,
-// locked for the child's whole life: PR_SET_PDEATHSIG fires when the
-// thread that forked the child exits — not the process — and the thread
-// carries Landlock's thread-scoped confinement, so it is never unlocked;
-// it waits until the child is reaped and dies with its goroutine. The
+// Every child is started by the launcher from a locked OS thread that
+// lives at least as long as the child: PR_SET_PDEATHSIG fires when the
+// thread that forked the child exits — not the process. An unconfined
+// launch takes a thread of the launcher's pool (spawner_linux.go), locked
+// for good and never retired while the session is open; a confined one
+// gets a thread of its own, which carries Landlock's thread-scoped
+// confinement, so it is never unlocked: it waits until the child is
+// reaped and dies with its goroutine. The
 // child leads a new session (its own process group) and, on Linux, is the
 // init of a fresh PID namespace (inside a user namespace when the sidecar
 // is not root), stopped at its execve (PTRACE_TRACEME) until its id

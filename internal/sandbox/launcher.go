@@ -57,6 +57,9 @@ type launcher struct {
 	cgroups  *cgroups  // nil: no cgroup could be created here
 	owner    string    // the session's owner tag (stale-resource cleanup)
 	watchdog *watchdog // kills the children if the sidecar dies (watchdog.go); nil where the kernel does
+	spawner  spawner   // the threads that start unconfined children (spawner_linux.go)
+	emptyNet *os.File  // the session's empty network namespace (netns_linux.go); nil: none
+	netOff   spawner   // the threads inside it
 	mu       sync.Mutex
 	live     map[*Process]struct{}
 	lastCall uint64

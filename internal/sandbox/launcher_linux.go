@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -111,12 +110,14 @@ func (m launchMode) sysProcAttr(tty, confined bool) (*syscall.SysProcAttr, error
 }
 
 // start starts la with the caller's io under lim. The child is started
-// from an OS thread of its own that stays locked and alive until the child
-// has been reaped: PR_SET_PDEATHSIG fires when the thread that forked the
-// child exits, not the process, and Go retires a locked thread when its
-// goroutine returns. That thread also carries Launch.Confine (Landlock's
-// thread mode), which is why it is never unlocked: it dies with the
-// goroutine instead of running other goroutines confined.
+// from an OS thread that stays alive at least until the child has been
+// reaped: PR_SET_PDEATHSIG fires when the thread that forked the child
+// exits, not the process, and Go retires a locked thread when its
+// goroutine returns. An unconfined launch takes a thread of the spawner,
+// which never exits while the session is open; a confined one
+// (Launch.Confine, Landlock's thread mode) gets a thread of its own,
+// which carries the confinement and so is never unlocked: it waits until
+// the child is reaped and dies with its goroutine (hold).
 func (l *launcher) start(la Launch, io childIO, lim Limits) (*Process, error) {
 	cmd := la.command(io)
 	attr, err := l.mode.sysProcAttr(io.TTY != nil, la.Confine != nil)
@@ -135,7 +136,16 @@ func (l *launcher) start(la Launch, io childIO, lim Limits) (*Process, error) {
 		cmd.Env = append(slices.Clip(cmd.Env), escapeeMarker+"="+p.marker)
 	}
 	started := make(chan error, 1)
-	go l.hold(p, la.Confine, cg, lim, started)
+	switch {
+	case la.Confine != nil:
+		onOwnThread(func() { l.hold(p, la.Confine, cg, lim, started) })
+	case la.EmptyNet:
+		if !l.netOff.run(func(err error) { started <- l.spawnOn(err, p, cg, lim) }) {
+			started <- errClosed
+		}
+	case !l.spawner.run(func(err error) { started <- l.spawnOn(err, p, cg, lim) }):
+		onOwnThread(func() { l.hold(p, nil, cg, lim, started) })
+	}
 	err = <-started
 	closeAll(la.Files)
 	if err != nil {
@@ -152,58 +162,73 @@ func (l *launcher) nextCall() uint64 {
 	return l.lastCall
 }
 
-// hold is the child's OS thread: confine, start, set up, then wait until
-// the child is reaped.
+// hold runs on a child's own OS thread (onOwnThread; a confined child's,
+// or any child's once the spawner is closed): confine, start, set up,
+// then wait until the child is reaped.
 func (l *launcher) hold(p *Process, confine func() error, cg *callCgroup, lim Limits, started chan<- error) {
-	runtime.LockOSThread() // never unlocked (see start)
-	if unix.Gettid() == unix.Getpid() {
-		// The main thread: Go never retires it (a goroutine that ends
-		// locked to it wedges it instead), so it would stay confined for
-		// the life of the process. Hand over to a goroutine that cannot
-		// start on this thread while it is locked here.
-		go l.hold(p, confine, cg, lim, started)
-		runtime.UnlockOSThread()
-		return
+	err := l.spawn(p, confine, cg, lim)
+	started <- err
+	if err == nil {
+		<-p.done
 	}
+}
+
+// spawnOn is spawn on a spawner thread, unless the thread could not be
+// prepared (enterErr).
+func (l *launcher) spawnOn(enterErr error, p *Process, cg *callCgroup, lim Limits) error {
+	if enterErr != nil {
+		return enterErr
+	}
+	return l.spawn(p, nil, cg, lim)
+}
+
+// errClosed refuses a child after Close.
+var errClosed = errors.New("the sandbox is closed")
+
+// spawn runs on the locked thread that starts p: confine it (if
+// confine), start the child, set it up, and hand it to reap.
+func (l *launcher) spawn(p *Process, confine func() error, cg *callCgroup, lim Limits) error {
 	if confine != nil {
 		if err := confine(); err != nil {
-			started <- fmt.Errorf("confining the command: %w", err)
-			return
+			return fmt.Errorf("confining the command: %w", err)
 		}
 	}
 	if err := p.cmd.Start(); err != nil {
-		started <- err
-		return
+		return err
 	}
 	pid := p.cmd.Process.Pid
 	var err error
 	if l.mode.stop {
-		err = l.setUpStopped(pid, cg, lim)
+		err = l.setUpStopped(pid, cg, lim, confine != nil)
 	} else {
 		err = l.setUp(pid, cg, lim) // racing the child: the best this mode can do
 	}
 	if err != nil {
 		syscall.Kill(pid, syscall.SIGKILL)
 		p.cmd.Wait()
-		started <- err
-		return
+		return err
 	}
 	l.track(p)
 	go l.reap(p, cg)
-	started <- nil
-	<-p.done
+	return nil
 }
 
-// setUpStopped waits for the child's stop at execve, sets it up from
-// another (unconfined) thread, and detaches from it on this one (ptrace
-// requests come from the tracing thread).
-func (l *launcher) setUpStopped(pid int, cg *callCgroup, lim Limits) error {
+// setUpStopped waits for the child's stop at execve, sets it up — from
+// another thread when this one is confined (Landlock would refuse the
+// writes to /proc and the cgroups) — and detaches from it on this one
+// (ptrace requests come from the tracing thread).
+func (l *launcher) setUpStopped(pid int, cg *callCgroup, lim Limits, confined bool) error {
 	if err := waitExecStop(pid); err != nil {
 		return err
 	}
-	done := make(chan error, 1)
-	go func() { done <- l.setUp(pid, cg, lim) }()
-	err := <-done
+	var err error
+	if confined {
+		done := make(chan error, 1)
+		go func() { done <- l.setUp(pid, cg, lim) }()
+		err = <-done
+	} else {
+		err = l.setUp(pid, cg, lim)
+	}
 	if derr := unix.PtraceDetach(pid); derr != nil && err == nil {
 		err = fmt.Errorf("detaching from the command: %w", derr)
 	}

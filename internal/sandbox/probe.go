@@ -56,7 +56,7 @@ func Probe(ctx context.Context, l *launcher, b Backend, p Policy, inside string,
 		}
 	}
 	la, err := b.Prepare(Cmd{Path: shell, Args: []string{shell, "-c", probeScript, "probe", inside, outside, port, secret}, Dir: inside,
-		Env: []string{"PATH=/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin"}}, p)
+		Env: []string{"PATH=/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin"}, SharedNet: l.emptyNet != nil}, p)
 	if err != nil {
 		return err
 	}

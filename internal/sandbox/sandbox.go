@@ -5,6 +5,7 @@ import (
 	"errors"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sync"
 )
 
@@ -46,8 +47,9 @@ type Options struct {
 	// modes, when set, replaces the launch modes Open tries (tests: a
 	// kernel without user namespaces); noCgroups leaves cgroups out (tests:
 	// the rlimit fallbacks).
-	modes     []launchMode
-	noCgroups bool
+	modes       []launchMode
+	noCgroups   bool
+	noSharedNet bool // no session network namespace (tests: bwrap's own per child)
 }
 
 // Info is data._sandbox of every result of a sandboxed tool.
@@ -118,6 +120,8 @@ type Sandbox struct {
 	closeOnce   sync.Once
 	shell       string // the bash tool's shell (findShell)
 	shellErr    error
+	envMu       sync.Mutex
+	envs        map[EnvPolicy][]string // Env's results
 }
 
 // Open creates the session temp dir and starts the selection (unless
@@ -186,6 +190,9 @@ func (s *Sandbox) selectBackend(ctx context.Context) {
 	}
 	s.selectMode()
 	tmp, tmpErr := s.tmpDir()
+	if !s.opts.noSharedNet {
+		_ = s.launcher.openSharedNet() // else bwrap makes one per child, as safe
+	}
 	for _, b := range s.candidates() {
 		err := b.Available()
 		if tmpErr != nil {
@@ -323,12 +330,23 @@ func (s *Sandbox) Lifetime() Lifetime {
 
 // Env is the environment of a child under policy: the sidecar's, filtered
 // (EnvRules), with TMPDIR, TEMP and TMP pointing at the session temp dir.
+// The session's environment does not change, so each policy's is computed
+// once; every caller gets a copy of its own.
 func (s *Sandbox) Env(policy EnvPolicy) []string {
-	env, _ := s.opts.Env.Filter(policy, s.opts.Environ)
-	for _, name := range []string{"TMPDIR", "TEMP", "TMP"} {
-		env = setEnv(env, name, s.TempDir())
+	s.envMu.Lock()
+	defer s.envMu.Unlock()
+	env, ok := s.envs[policy]
+	if !ok {
+		env, _ = s.opts.Env.Filter(policy, s.opts.Environ)
+		for _, name := range []string{"TMPDIR", "TEMP", "TMP"} {
+			env = setEnv(env, name, s.TempDir())
+		}
+		if s.envs == nil {
+			s.envs = map[EnvPolicy][]string{}
+		}
+		s.envs[policy] = env
 	}
-	return env
+	return slices.Clone(env)
 }
 
 // Scrubbed lists the names (never the values) EnvScrubbed drops from the
@@ -354,6 +372,8 @@ func (s *Sandbox) Close() error {
 func (s *Sandbox) release() {
 	s.launcher.killAll()
 	s.launcher.killOrphans()
+	s.launcher.spawner.close()
+	s.launcher.closeSharedNet()
 	s.launcher.watchdog.close()
 	s.launcher.cgroups.close()
 	for _, b := range s.probed {

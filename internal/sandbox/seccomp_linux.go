@@ -4,6 +4,7 @@ package sandbox
 
 import (
 	"encoding/binary"
+	"sync"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
@@ -40,6 +41,37 @@ func seccompBytes(prog []unix.SockFilter) []byte {
 	return b
 }
 
+// socketFilters are the network-off program with AF_UNIX refused and
+// allowed, assembled once (with their bytes for bubblewrap): every
+// confined child gets one of them. They are shared; nobody modifies them.
+var socketFilters = [2]func() compiledFilter{
+	sync.OnceValue(func() compiledFilter { return compileSocketFilter(false) }),
+	sync.OnceValue(func() compiledFilter { return compileSocketFilter(true) }),
+}
+
+type compiledFilter struct {
+	prog  []unix.SockFilter
+	bytes []byte // the struct sock_filter array bubblewrap's --seccomp reads
+}
+
+func compileSocketFilter(allowUnix bool) compiledFilter {
+	prog := assembleSocketFilter(allowUnix)
+	return compiledFilter{prog: prog, bytes: seccompBytes(prog)}
+}
+
+func sharedFilter(allowUnix bool) compiledFilter {
+	if allowUnix {
+		return socketFilters[1]()
+	}
+	return socketFilters[0]()
+}
+
+// socketFilter is assembleSocketFilter's program, shared.
+func socketFilter(allowUnix bool) []unix.SockFilter { return sharedFilter(allowUnix).prog }
+
+// socketFilterBytes is socketFilter for bubblewrap's --seccomp, shared.
+func socketFilterBytes(allowUnix bool) []byte { return sharedFilter(allowUnix).bytes }
+
 // Offsets in struct seccomp_data.
 const (
 	seccompNr   = 0
@@ -47,7 +79,7 @@ const (
 	seccompArg0 = 16 // low 32 bits on little-endian architectures
 )
 
-// socketFilter is the classic BPF program of the network-off policy:
+// assembleSocketFilter is the classic BPF program of the network-off policy:
 // socket(2) fails with EACCES for every address family — AF_UNIX too,
 // unless allowUnix (socketpair(2) is another syscall and stays allowed) —
 // and io_uring_setup(2) with ENOSYS (io_uring can create sockets without
@@ -56,7 +88,7 @@ const (
 // reconfigure the host's interfaces), and pathname UNIX sockets such as a
 // Docker daemon's. A syscall made through another architecture's entry
 // point kills the process.
-func socketFilter(allowUnix bool) []unix.SockFilter {
+func assembleSocketFilter(allowUnix bool) []unix.SockFilter {
 	const (
 		ld  = unix.BPF_LD | unix.BPF_W | unix.BPF_ABS
 		jeq = unix.BPF_JMP | unix.BPF_JEQ | unix.BPF_K
@@ -136,6 +168,3 @@ func (a *bpfAsm) assemble() []unix.SockFilter {
 	}
 	return a.prog
 }
-
-// socketFilterBytes is socketFilter for bubblewrap's --seccomp.
-func socketFilterBytes(allowUnix bool) []byte { return seccompBytes(socketFilter(allowUnix)) }

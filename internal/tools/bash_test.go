@@ -61,7 +61,7 @@ func callBash(t *testing.T, d Deps, args string) protocol.ToolResult {
 }
 
 func TestBashResults(t *testing.T) {
-	defer goleak.VerifyNone(t)
+	t.Cleanup(func() { goleak.VerifyNone(t) }) // registered first: runs after the sandbox's Close (its launch threads live until then)
 	d := bashDeps(t, NoHost{}, false, "none")
 	tests := []struct {
 		args     string
@@ -104,7 +104,7 @@ func TestBashSandboxUnavailableIsTerminal(t *testing.T) {
 // A command that prints as fast as it can produces a bounded number of
 // bounded notifications, and every one arrives before Run returns.
 func TestBashProgressIsBatchedAndBounded(t *testing.T) {
-	defer goleak.VerifyNone(t)
+	t.Cleanup(func() { goleak.VerifyNone(t) }) // registered first: runs after the sandbox's Close
 	host := &notes{}
 	d := bashDeps(t, host, false, "none")
 	start := time.Now()

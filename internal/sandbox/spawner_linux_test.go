@@ -1,0 +1,76 @@
+package sandbox
+
+import (
+	"context"
+	"runtime"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// Jobs run one after another reuse one OS thread; a job started while
+// another holds its thread gets a thread of its own; a closed pool runs
+// nothing (the caller then uses a thread of its own).
+func TestSpawnerReusesItsThreads(t *testing.T) {
+	var s spawner
+	tid := func() int {
+		got := make(chan int)
+		if !s.run(func(error) { got <- unix.Gettid() }) {
+			t.Fatal("an open pool refused a job")
+		}
+		return <-got
+	}
+	first := tid()
+	for range 5 {
+		if got := tid(); got != first {
+			t.Fatalf("a job ran on thread %d, want the pool's %d", got, first)
+		}
+	}
+	if first == unix.Getpid() {
+		t.Error("a job ran on the main thread")
+	}
+	release, holding := make(chan struct{}), make(chan int)
+	s.run(func(error) { holding <- unix.Gettid(); <-release })
+	busy := <-holding
+	if other := tid(); other == busy {
+		t.Error("a job ran on the thread another job holds")
+	}
+	close(release)
+	s.close()
+	if s.run(func(error) {}) {
+		t.Error("a closed pool took a job")
+	}
+}
+
+// A child keeps its parent-death signal's thread however many children are
+// started after it, and whatever Go does with its idle threads: the
+// spawner's threads never retire while the session is open.
+func TestALongChildOutlivesTheCallsAfterIt(t *testing.T) {
+	for _, name := range append(confining, "none") {
+		t.Run(name, func(t *testing.T) {
+			s := openSandbox(t, name, false)
+			long, err := s.Start(Command{Argv: []string{"sleep", "30"}, Dir: s.TempDir()})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer long.Kill()
+			for range 10 {
+				if res := run(t, s, `true`, RunOptions{}); res.ExitCode != 0 {
+					t.Fatalf("a call failed: %+v", res)
+				}
+			}
+			runtime.GC()
+			time.Sleep(100 * time.Millisecond)
+			select {
+			case <-long.Done():
+				exit, _ := long.Wait()
+				t.Fatalf("the long child ended: %+v", exit)
+			default:
+			}
+			if _, err := s.Run(context.Background(), Command{Argv: []string{"true"}, Dir: s.TempDir()}, RunOptions{}); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+}
