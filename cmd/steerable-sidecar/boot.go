@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -73,6 +74,10 @@ const logTimeFormat = "2006-01-02T15:04:05.000Z07:00"
 // never reads stderr must not keep the process alive.
 const logFlushWait = 300 * time.Millisecond
 
+// logTimeOnce sets zerolog's one global, the time format, once: mcp builds
+// a second logger in its background boot while the first is logging.
+var logTimeOnce sync.Once
+
 // newLogger builds the stderr logger; stdout never carries logs. Lines go
 // through a logsink.Sink, so a host that never reads stderr loses log lines
 // (counted), never replies.
@@ -91,7 +96,7 @@ func newLogger(stderr io.Writer, level, format string) (zerolog.Logger, *logsink
 	default:
 		return zerolog.Logger{}, nil, fmt.Errorf("--log-format %q: use json or console", format)
 	}
-	zerolog.TimeFieldFormat = logTimeFormat
+	logTimeOnce.Do(func() { zerolog.TimeFieldFormat = logTimeFormat })
 	sink := logsink.New(stderr, logsink.DefaultLimit, render)
 	return zerolog.New(sink).Level(lvl).With().Timestamp().Logger(), sink, nil
 }

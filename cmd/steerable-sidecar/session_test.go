@@ -29,7 +29,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -66,6 +68,30 @@ func setupSession(env *testscript.Env) error {
 	// script's work directory, never under testscript's HOME (/no-home).
 	env.Setenv("STEERABLE_STATE_DIR", env.WorkDir+".state")
 	env.Setenv("MCP_NODE_MODULES", npmModules())
+	return watchRaces(env)
+}
+
+// watchRaces fails the script when a sidecar it started (with `sidecar
+// start` or `exec`) reported a data race. Under -race a child exits 66 on
+// one, but a script whose sidecar's stderr nobody reads, or that never
+// checks the exit code, would lose the report: each goes to a file beside
+// the work directory instead, and the script fails quoting it.
+func watchRaces(env *testscript.Env) error {
+	dir := env.WorkDir + ".race"
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	env.Setenv("GORACE", "log_path="+filepath.Join(dir, "report"))
+	env.Defer(func() {
+		reports, _ := filepath.Glob(filepath.Join(dir, "report.*"))
+		for _, r := range reports {
+			b, _ := os.ReadFile(r)
+			env.T().Log("a sidecar of this script reported a data race:\n" + string(b))
+		}
+		if len(reports) > 0 {
+			env.T().FailNow()
+		}
+	})
 	return nil
 }
 
@@ -144,7 +170,7 @@ func cmdSidecar(ts *testscript.TestScript, neg bool, args []string) {
 // scriptEnv is the script's environment as the sidecar should see it: the
 // basics plus every variable the sidecar knows.
 func scriptEnv(ts *testscript.TestScript) []string {
-	names := []string{"PATH", "HOME", "TMPDIR", "WORK", "LANG"}
+	names := []string{"PATH", "HOME", "TMPDIR", "WORK", "LANG", "GORACE"}
 	for _, v := range config.Vars() {
 		names = append(names, v.Name)
 	}
