@@ -45,27 +45,66 @@ func generated(n int) []*mcp.Tool {
 	return out
 }
 
+// registerOnly is a manager and plugin that register without a server.
+func registerOnly() (*Manager, *plugin) {
+	m := NewManager(tools.NewRegistry(), nil, nil, zerolog.Nop(), Options{MaxOutputBytes: 1 << 20, CallTimeout: time.Second})
+	return m, &plugin{spec: Spec{Name: "many"}, m: m}
+}
+
 // BenchmarkRegister500 is the registration of a 500-tool server alone:
-// descriptors built, schemas compiled, one atomic swap into the registry.
+// descriptors built, schemas' shapes checked, one atomic swap into the
+// registry. The schemas' compile, after it in the background, is waited
+// for off the clock (BenchmarkCompile500 is its cost).
 func BenchmarkRegister500(b *testing.B) {
 	list := generated(500)
 	for b.Loop() {
-		reg := tools.NewRegistry()
-		m := &Manager{reg: reg, opts: Options{MaxOutputBytes: 1 << 20, CallTimeout: time.Second}}
-		p := &plugin{spec: Spec{Name: "many"}, m: m}
+		m, p := registerOnly()
 		names, err := p.register(started{srv: &server{proc: idleProcess{}}, list: list}, nil)
 		if err != nil || len(names) != 500 {
 			b.Fatal(err)
+		}
+		b.StopTimer()
+		m.Close(0)
+		b.StartTimer()
+	}
+}
+
+// BenchmarkCompile500 is the background compile of the 500 schemas that
+// BenchmarkRegister500 registers.
+func BenchmarkCompile500(b *testing.B) {
+	list := generated(500)
+	for b.Loop() {
+		b.StopTimer()
+		reg := tools.NewRegistry()
+		var ts []tools.Tool
+		for _, t := range list {
+			tool, err := newMCPTool(t, &server{proc: idleProcess{}}, mapping{}, Spec{}, time.Second, reg)
+			if err != nil {
+				b.Fatal(err)
+			}
+			ts = append(ts, tool)
+		}
+		if err := reg.Register("plugin:many", ts...); err != nil {
+			b.Fatal(err)
+		}
+		names := reg.Names("plugin:many")
+		b.StartTimer()
+		if problems := compileSchemas(context.Background(), reg, names); len(problems) > 0 {
+			b.Fatal(problems)
 		}
 	}
 }
 
 func TestRegister500Lists500(t *testing.T) {
-	m := &Manager{reg: tools.NewRegistry(), opts: Options{MaxOutputBytes: 1 << 20, CallTimeout: time.Second}}
-	p := &plugin{spec: Spec{Name: "many"}, m: m}
+	m, p := registerOnly()
+	defer m.Close(0)
 	names, err := p.register(started{srv: &server{proc: idleProcess{}}, list: generated(500)}, nil)
 	if err != nil || len(names) != 500 || m.reg.Len() != 500 || names[499] != "gen_499" {
 		t.Fatalf("%d names, %v", len(names), err)
+	}
+	m.bg.Wait()
+	if why := p.schemaErr; why != "" {
+		t.Errorf("the background compile found problems in valid schemas: %s", why)
 	}
 }
 
@@ -101,5 +140,23 @@ func BenchmarkCallDirect(b *testing.B) {
 		if _, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "echo", Arguments: json.RawMessage(`{"text":"x"}`)}); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// BenchmarkLoad500 is a whole start → registered of a server listing 500
+// tools (and its 21 usual ones), tool_search observing the registry as in
+// the sidecar: process start, initialize, tools/list, registration.
+func BenchmarkLoad500(b *testing.B) {
+	for b.Loop() {
+		b.StopTimer()
+		f := newFixture(b, "")
+		tools.NewToolSearch(f.reg)
+		b.StartTimer()
+		if err := f.m.Load(context.Background(), specs{testServer(b, "many", "-read-file=false", "-tools", "500")}); err != nil {
+			b.Fatal(err)
+		}
+		b.StopTimer()
+		f.m.Close(0)
+		b.StartTimer()
 	}
 }

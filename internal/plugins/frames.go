@@ -35,7 +35,7 @@ type frameFilter struct {
 	onNoise func(line []byte)
 	onDrop  func(what string)
 
-	pending []byte // the rest of the line being returned
+	pending []byte // the rest of the line Read is returning
 
 	mu      sync.Mutex
 	err     error  // sticky: the stream is over or broken
@@ -60,27 +60,38 @@ func newFrameFilter(r io.Reader, limit int) *frameFilter {
 		budget: newTokenBucket(notifyBurst, notifyPerSecond), onNoise: func([]byte) {}, onDrop: func(string) {}}
 }
 
-// Read implements io.Reader for the client's decoder.
+// nextLine returns the next line to pass on, without its newline (the
+// client's connection reads it: stdioConn). After an error it returns that
+// error again.
+func (f *frameFilter) nextLine() ([]byte, error) {
+	if f.err != nil { // written only by this, the one reader
+		return nil, f.err
+	}
+	line, err := f.next()
+	if err != nil {
+		f.mu.Lock()
+		f.err = err
+		f.mu.Unlock()
+	}
+	return line, err
+}
+
+// Read is the filter as a stream of lines, each with its newline.
 func (f *frameFilter) Read(p []byte) (int, error) {
-	for len(f.pending) == 0 {
-		if f.err != nil {
-			return 0, f.err
-		}
-		var err error
-		f.pending, err = f.next()
+	if len(f.pending) == 0 {
+		line, err := f.nextLine()
 		if err != nil {
-			f.mu.Lock()
-			f.err = err
-			f.mu.Unlock()
+			return 0, err
 		}
+		f.pending = append(line, '\n')
 	}
 	n := copy(p, f.pending)
 	f.pending = f.pending[n:]
 	return n, nil
 }
 
-// next returns the next line to pass on (with its newline), or an error.
-// A final line without a newline is passed on before EOF.
+// next returns the next line to pass on (not empty, without its newline),
+// or an error. A final line without a newline is passed on before EOF.
 func (f *frameFilter) next() ([]byte, error) {
 	for {
 		line, big, err := f.readLine()
@@ -153,7 +164,7 @@ func (f *frameFilter) classify(line []byte) []byte {
 		return nil
 	}
 	if trimmed[0] == '[' && json.Valid(trimmed) { // a batch; the client decides
-		return append(trimmed, '\n')
+		return trimmed
 	}
 	var probe struct {
 		ID     json.RawMessage `json:"id"`
@@ -167,7 +178,7 @@ func (f *frameFilter) classify(line []byte) []byte {
 		f.onDrop(*probe.Method)
 		return nil
 	}
-	return append(trimmed, '\n')
+	return trimmed
 }
 
 func (f *frameFilter) noted(line []byte) {
@@ -219,7 +230,7 @@ func (f *frameFilter) oversized(big *oversize) ([]byte, error) {
 		msg := fmt.Sprintf("reply of %d bytes exceeds the sidecar's limit of %d bytes for one plugin message (STEERABLE_PLUGIN_MAX_MESSAGE_BYTES)", big.size, f.max)
 		b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": json.RawMessage(id[1]),
 			"error": map[string]any{"code": codeTooLarge, "message": msg, "data": map[string]any{"bytes": big.size, "limit": f.max}}})
-		return append(b, '\n'), nil
+		return b, nil
 	case id == nil && isCall.Match(big.head):
 		f.onDrop("oversized notification")
 		return nil, nil

@@ -38,6 +38,10 @@ type plugin struct {
 	srv      *server // the running (or dead) server of an external plugin
 	tmp      string  // its temp dir while it has a server
 	unloaded bool
+	// What compileLater found wrong with the schemas of the registration
+	// numbered schemaGen ("" when nothing, or not yet).
+	schemaGen int
+	schemaErr string
 }
 
 // started is the outcome of launching a server: it runs and has listed
@@ -150,15 +154,19 @@ func (p *plugin) register(st started, owned []string) ([]string, error) {
 	r := newRecorder(p.spec, p.m.reg, owned)
 	m := mapping{plugin: p.spec.Name, prefix: p.spec.ToolPrefix, maxOutput: p.m.opts.MaxOutputBytes, sandbox: st.srv.proc.Sandbox()}
 	for _, t := range st.list {
-		tool, err := newMCPTool(t, st.srv, m, p.m.opts.CallTimeout)
+		tool, err := newMCPTool(t, st.srv, m, p.spec, p.m.opts.CallTimeout, p.m.reg)
 		if err != nil {
 			return nil, loadErr(p.spec, "%v", err)
 		}
-		if err := r.Register(tool); err != nil {
+		if err := r.stage(tool); err != nil {
 			return nil, err
 		}
 	}
-	return r.commit()
+	names, err := r.commit()
+	if err == nil {
+		p.m.compileLater(p, names)
+	}
+	return names, err
 }
 
 // registerCompiled runs a compiled-in plugin's Register through the
@@ -247,6 +255,7 @@ func (p *plugin) disable(why string) {
 	p.mu.Lock()
 	names, srv, tmp := p.tools, p.srv, p.tmp
 	p.tools, p.srv, p.tmp, p.state, p.err = nil, nil, "", protocol.PluginDisabled, ""
+	p.schemaGen, p.schemaErr = p.schemaGen+1, ""
 	p.mu.Unlock()
 	p.m.reg.Unregister(names...)
 	if srv != nil {
@@ -327,6 +336,9 @@ func (p *plugin) record() protocol.PluginRecord {
 	defer p.mu.Unlock()
 	rec := protocol.PluginRecord{Name: p.spec.Name, Source: p.spec.Source, Origin: p.spec.Origin, State: p.state,
 		Tools: append([]string{}, p.tools...), Reloadable: p.spec.external(), Error: p.err}
+	if p.schemaErr != "" {
+		rec.Error = strings.TrimPrefix(rec.Error+"; "+p.schemaErr, "; ")
+	}
 	switch {
 	case !p.spec.external():
 		rec.Sandbox = protocol.PluginSandbox{Backend: "in-process", Enforcement: "none", Network: true, Writable: []string{}}
