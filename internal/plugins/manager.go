@@ -355,7 +355,7 @@ func (m *Manager) schemaProblem(name string) string {
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return p.schemaErr
+	return p.schemas.String()
 }
 
 func unconfinedNote(r protocol.PluginRecord) string {

@@ -38,10 +38,7 @@ type plugin struct {
 	srv      *server // the running (or dead) server of an external plugin
 	tmp      string  // its temp dir while it has a server
 	unloaded bool
-	// What compileLater found wrong with the schemas of the registration
-	// numbered schemaGen ("" when nothing, or not yet).
-	schemaGen int
-	schemaErr string
+	schemas  *schemaReport // of the current registration of an external plugin's tools
 }
 
 // started is the outcome of launching a server: it runs and has listed
@@ -153,20 +150,26 @@ func hasKey(m map[string]string, k string) bool { _, ok := m[k]; return ok }
 func (p *plugin) register(st started, owned []string) ([]string, error) {
 	r := newRecorder(p.spec, p.m.reg, owned)
 	m := mapping{plugin: p.spec.Name, prefix: p.spec.ToolPrefix, maxOutput: p.m.opts.MaxOutputBytes, sandbox: st.srv.proc.Sandbox()}
+	report := &schemaReport{plugin: p.spec.Name}
 	for _, t := range st.list {
 		tool, err := newMCPTool(t, st.srv, m, p.spec, p.m.opts.CallTimeout, p.m.reg)
 		if err != nil {
 			return nil, loadErr(p.spec, "%v", err)
 		}
+		tool.schemas = report
 		if err := r.stage(tool); err != nil {
 			return nil, err
 		}
 	}
 	names, err := r.commit()
-	if err == nil {
-		p.m.compileLater(p, names)
+	if err != nil {
+		return nil, err
 	}
-	return names, err
+	p.mu.Lock()
+	p.schemas = report
+	p.mu.Unlock()
+	p.m.compileLater(report, names)
+	return names, nil
 }
 
 // registerCompiled runs a compiled-in plugin's Register through the
@@ -255,7 +258,7 @@ func (p *plugin) disable(why string) {
 	p.mu.Lock()
 	names, srv, tmp := p.tools, p.srv, p.tmp
 	p.tools, p.srv, p.tmp, p.state, p.err = nil, nil, "", protocol.PluginDisabled, ""
-	p.schemaGen, p.schemaErr = p.schemaGen+1, ""
+	p.schemas = nil
 	p.mu.Unlock()
 	p.m.reg.Unregister(names...)
 	if srv != nil {
@@ -336,8 +339,8 @@ func (p *plugin) record() protocol.PluginRecord {
 	defer p.mu.Unlock()
 	rec := protocol.PluginRecord{Name: p.spec.Name, Source: p.spec.Source, Origin: p.spec.Origin, State: p.state,
 		Tools: append([]string{}, p.tools...), Reloadable: p.spec.external(), Error: p.err}
-	if p.schemaErr != "" {
-		rec.Error = strings.TrimPrefix(rec.Error+"; "+p.schemaErr, "; ")
+	if bad := p.schemas.String(); bad != "" {
+		rec.Error = strings.TrimPrefix(rec.Error+"; "+bad, "; ")
 	}
 	switch {
 	case !p.spec.external():

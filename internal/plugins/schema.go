@@ -1,13 +1,12 @@
 package plugins
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
-
-	"steerable.dev/sidecar/internal/tools"
+	"sync"
 )
 
 // A plugin's tool schemas are checked in two steps. Compiling a JSON Schema
@@ -236,68 +235,77 @@ func escapePointer(s string) string {
 	return strings.ReplaceAll(strings.ReplaceAll(s, "~", "~0"), "/", "~1")
 }
 
-// compileLater compiles, in the background, the schemas of the tools p has
-// just registered (names), through the registry's entries: each compiles
-// once, whether here or on its first call, whichever comes first. What
-// fails is recorded on p (plugin.list, checks.plugins) unless p has
-// registered again since. Close waits for it.
-func (m *Manager) compileLater(p *plugin, names []string) {
-	p.mu.Lock()
-	p.schemaGen++
-	gen := p.schemaGen
-	p.schemaErr = ""
-	p.mu.Unlock()
+// schemaReport is what is wrong with the schemas of one registration of a
+// plugin's tools: found by the background compile, or by a call that got
+// to a tool first. A new registration starts a new report.
+type schemaReport struct {
+	plugin string
+	mu     sync.Mutex
+	bad    []string // "tool X: invalid parameters schema: …", at most maxSchemaProblems
+	more   int
+}
+
+// maxSchemaProblems bounds what a plugin's record says about its schemas.
+const maxSchemaProblems = 5
+
+// add records a problem once.
+func (r *schemaReport) add(problem string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	switch {
+	case slices.Contains(r.bad, problem):
+	case len(r.bad) < maxSchemaProblems:
+		r.bad = append(r.bad, problem)
+	default:
+		r.more++
+	}
+}
+
+// String is the report for plugin.list and checks.plugins ("" when
+// nothing is wrong, or nothing found yet).
+func (r *schemaReport) String() string {
+	if r == nil {
+		return ""
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if len(r.bad) == 0 {
+		return ""
+	}
+	list := strings.Join(r.bad, "; ")
+	if r.more > 0 {
+		list += fmt.Sprintf("; and %d more", r.more)
+	}
+	return fmt.Sprintf("%d of its tools cannot be called, their parameters schemas do not compile: %s; fix the plugin, then plugin.reload {\"name\":%q}",
+		len(r.bad)+r.more, list, r.plugin)
+}
+
+// compileLater compiles, in the background, the schemas of the tools just
+// registered (names) through the registry's entries — each compiles once,
+// here or on its first call, whichever comes first — into the report.
+// Close waits for it, and a closed manager ends it early.
+func (m *Manager) compileLater(report *schemaReport, names []string) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.closed {
 		return
 	}
 	m.bg.Go(func() {
-		problems := compileSchemas(m.ctx, m.reg, names)
-		if len(problems) == 0 {
-			return
+		found := false
+		for _, n := range names {
+			if m.ctx.Err() != nil {
+				return
+			}
+			if e, ok := m.reg.Lookup(n); ok {
+				if _, err := e.Schema(); err != nil {
+					report.add(clip(err.Error(), 500))
+					found = true
+				}
+			}
 		}
-		p.mu.Lock()
-		current := p.schemaGen == gen
-		if current {
-			p.schemaErr = fmt.Sprintf("%d of its tools cannot be called, their parameters schemas do not compile: %s; fix the plugin, then plugin.reload {\"name\":%q}",
-				len(problems), strings.Join(problems, "; "), p.spec.Name)
-		}
-		p.mu.Unlock()
-		if current {
-			log := m.logFor(p.spec.Name)
-			log.Error().Strs("problems", problems).Msg("plugin tools whose schemas do not compile answer errors until plugin.reload")
+		if found {
+			log := m.logFor(report.plugin)
+			log.Error().Str("problems", report.String()).Msg("plugin tools whose schemas do not compile answer errors until plugin.reload")
 		}
 	})
 }
-
-// compileSchemas compiles the named tools' schemas and returns what failed
-// (at most maxSchemaProblems, then a count). A tool gone from the registry
-// meanwhile is skipped; a closed manager ends it early.
-func compileSchemas(ctx context.Context, reg *tools.Registry, names []string) []string {
-	var problems []string
-	more := 0
-	for _, n := range names {
-		if ctx.Err() != nil {
-			return problems
-		}
-		e, ok := reg.Lookup(n)
-		if !ok {
-			continue
-		}
-		if _, err := e.Schema(); err != nil {
-			if len(problems) == maxSchemaProblems {
-				more++
-				continue
-			}
-			problems = append(problems, clip(err.Error(), 500))
-		}
-	}
-	if more > 0 {
-		problems = append(problems, fmt.Sprintf("and %d more", more))
-	}
-	return problems
-}
-
-// maxSchemaProblems bounds what a plugin's record says about its schemas.
-const maxSchemaProblems = 5

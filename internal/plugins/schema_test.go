@@ -132,6 +132,9 @@ func TestSchemaCompiledByTheFirstCall(t *testing.T) {
 	if res.Success || !res.NeedsFollowup || !strings.Contains(res.Error, "plugin.reload") {
 		t.Errorf("call: %+v", res)
 	}
+	if bad := p.schemas.String(); !strings.Contains(bad, `tool "dangling": invalid parameters schema`) {
+		t.Errorf("the record does not say so at once: %q", bad)
+	}
 }
 
 // A re-registration (list_changed, reload) clears what the compile of the
@@ -145,15 +148,15 @@ func TestSchemaProblemClearedByTheNextRegistration(t *testing.T) {
 		t.Fatal(err)
 	}
 	m.bg.Wait()
-	if p.schemaErr == "" {
+	if p.schemas.String() == "" {
 		t.Fatal("the dangling $ref was not found")
 	}
 	if _, err := p.register(started{srv: srv, list: generated(2)}, names); err != nil {
 		t.Fatal(err)
 	}
 	m.bg.Wait()
-	if p.schemaErr != "" {
-		t.Errorf("still reported after a clean registration: %s", p.schemaErr)
+	if bad := p.schemas.String(); bad != "" {
+		t.Errorf("still reported after a clean registration: %s", bad)
 	}
 }
 

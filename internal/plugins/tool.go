@@ -25,6 +25,7 @@ type mcpTool struct {
 	m       mapping
 	timeout time.Duration
 	reg     *tools.Registry // where it is registered: its compiled schema is there
+	schemas *schemaReport   // of its registration: a schema that does not compile is reported there
 }
 
 // newMCPTool checks one tools/list entry and builds its tool, named and
@@ -32,7 +33,7 @@ type mcpTool struct {
 // the schema must be a JSON object (MCP requires "type": "object"; an
 // absent one means no arguments) of the right shape (checkSchemaShape), so
 // a bad one fails the load, named. It is compiled after registration.
-func newMCPTool(t *mcp.Tool, srv *server, m mapping, spec Spec, timeout time.Duration, reg *tools.Registry) (tools.Tool, error) {
+func newMCPTool(t *mcp.Tool, srv *server, m mapping, spec Spec, timeout time.Duration, reg *tools.Registry) (*mcpTool, error) {
 	if t == nil {
 		return nil, errors.New("tools/list has a null entry")
 	}
@@ -76,6 +77,9 @@ func (t *mcpTool) Prepare(args json.RawMessage) (json.RawMessage, *protocol.Tool
 		return args, nil
 	}
 	if _, err := e.Schema(); err != nil {
+		if t.schemas != nil {
+			t.schemas.add(clip(err.Error(), 500))
+		}
 		res := tools.Followup("plugin tool %s cannot be called: %v; the plugin must fix its tools/list, then the host reloads it with plugin.reload {\"name\":%q}", t.desc.Name, err, t.m.plugin)
 		res.Data = map[string]any{"plugin": t.m.plugin, "tool": t.m.tool, "schemaError": err.Error()}
 		return nil, &res
