@@ -167,3 +167,30 @@ func directStarts(t target, runs int) (time.Duration, error) {
 	}
 	return benchkit.Median(ds), nil
 }
+
+// readyBeside is the sidecar's spawn → ready with the 500-tool server as
+// its plugin, bin against base, interleaved: the registration's cost in the
+// real binary, before and after. Ready comes once the plugin is registered.
+func readyBeside(many target, bin, base, ws string, runs int) {
+	cfg, err := config(ws, many)
+	if err != nil {
+		row(many.name, "spawn → ready", "MISS", "-", err.Error())
+		return
+	}
+	var ours, theirs []time.Duration
+	for range runs {
+		for _, b := range []string{bin, base} {
+			d, err := readyOnce(b, ws, cfg, true)
+			if err != nil {
+				row(many.name, "spawn → ready", "MISS", "-", err.Error())
+				return
+			}
+			if b == bin {
+				ours = append(ours, d)
+			} else {
+				theirs = append(theirs, d)
+			}
+		}
+	}
+	row(many.name, "sidecar spawn → ready with it, ours (base)", dur(benchkit.Median(ours)), dur(benchkit.Median(theirs)), fmt.Sprintf("auto sandbox, median of %d", runs))
+}

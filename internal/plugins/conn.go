@@ -17,7 +17,8 @@ import (
 // session's reader, decoding it twice on the way (a json.Decoder pass to
 // find its end, then the message); on a two-core machine the extra
 // goroutine hop is a wake-up on every reply's path. Here the session's
-// reader reads the frame filter's next line itself and decodes it once.
+// reader takes the frame filter's next message itself, decoded once (by
+// the filter, which classifies it so).
 //
 // Reads and Close may race (the SDK requires it): closing the server's
 // stdout, an os.Pipe end, ends a read blocked in it.
@@ -50,14 +51,16 @@ func (c *stdioConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 		c.queue = c.queue[1:]
 		return msg, nil
 	}
-	line, err := c.frames.nextLine()
-	if err != nil {
+	fr, err := c.frames.nextFrame()
+	switch {
+	case err != nil:
 		return nil, err
+	case fr.msg != nil:
+		return fr.msg, nil
+	case fr.line[0] != '[':
+		return jsonrpc.DecodeMessage(fr.line) // its error: the line is not JSON-RPC
 	}
-	if line[0] != '[' {
-		return jsonrpc.DecodeMessage(line)
-	}
-	msgs, err := decodeBatch(line)
+	msgs, err := decodeBatch(fr.line)
 	if err != nil {
 		return nil, err
 	}
