@@ -151,16 +151,19 @@ func BenchmarkCallDirect(b *testing.B) {
 // tools (and its 21 usual ones), tool_search observing the registry as in
 // the sidecar: process start, initialize, tools/list, registration.
 func BenchmarkLoad500(b *testing.B) {
+	f := newFixture(b, "")
+	spec := testServer(b, "many", "-read-file=false", "-tools", "500")
 	for b.Loop() {
 		b.StopTimer()
-		f := newFixture(b, "")
-		tools.NewToolSearch(f.reg)
+		reg := tools.NewRegistry()
+		tools.NewToolSearch(reg)
+		m := NewManager(reg, NewSandboxLauncher(f.sb), f.host, zerolog.Nop(), f.m.opts)
 		b.StartTimer()
-		if err := f.m.Load(context.Background(), specs{testServer(b, "many", "-read-file=false", "-tools", "500")}); err != nil {
+		if err := m.Load(context.Background(), specs{spec}); err != nil {
 			b.Fatal(err)
 		}
 		b.StopTimer()
-		f.m.Close(0)
+		m.Close(0)
 		b.StartTimer()
 	}
 }
