@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"slices"
 	"testing"
 	"time"
 
@@ -166,4 +167,49 @@ func BenchmarkLoad500(b *testing.B) {
 		m.Close(0)
 		b.StartTimer()
 	}
+}
+
+// BenchmarkCallInterleaved is BenchmarkCallThroughDispatcher and
+// BenchmarkCallDirect in alternating batches of 100, so both see the same
+// load on a shared machine; it reports each one's median round trip.
+func BenchmarkCallInterleaved(b *testing.B) {
+	f := newFixture(b, "")
+	if err := f.m.Load(context.Background(), specs{testServer(b, "t", "-read-file=false")}); err != nil {
+		b.Fatal(err)
+	}
+	d := tools.NewDispatcher(f.reg, nil, zerolog.Nop())
+	inv := tools.Invocation{ToolCall: protocol.ToolCall{ID: "c", Name: "echo", Arguments: json.RawMessage(`{"text":"x"}`)}}
+	cmd := exec.Command(serverExe, "-read-file=false")
+	cmd.Env = append(os.Environ(), serverEnv+"=1")
+	c := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1"}, &mcp.ClientOptions{Capabilities: &mcp.ClientCapabilities{}})
+	cs, err := c.Connect(context.Background(), &mcp.CommandTransport{Command: cmd}, &mcp.ClientSessionOptions{ProtocolVersion: mcpVersion})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer cs.Close()
+	var direct, through []time.Duration
+	timed := func(into *[]time.Duration, call func() bool) {
+		for range 100 {
+			t0 := time.Now()
+			if !call() {
+				b.Fatal("the call failed")
+			}
+			*into = append(*into, time.Since(t0))
+		}
+	}
+	for b.Loop() {
+		timed(&direct, func() bool {
+			_, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "echo", Arguments: json.RawMessage(`{"text":"x"}`)})
+			return err == nil
+		})
+		timed(&through, func() bool { return d.Dispatch(context.Background(), inv).Success })
+	}
+	b.ReportMetric(float64(median(direct))/1e3, "direct-p50-µs")
+	b.ReportMetric(float64(median(through))/1e3, "dispatch-p50-µs")
+}
+
+func median(ds []time.Duration) time.Duration {
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	return s[len(s)/2]
 }

@@ -63,7 +63,7 @@ func newMCPTool(t *mcp.Tool, srv *server, m mapping, spec Spec, timeout time.Dur
 func (t *mcpTool) Descriptor() protocol.ToolDescriptor { return t.desc }
 
 // LazySchema implements tools.LazySchema: the registry does not compile
-// the schema at registration; compileSchemas does, after it.
+// the schema at registration; compileLater does, after it.
 func (t *mcpTool) LazySchema() {}
 
 // Prepare implements tools.Preparer. It runs before the dispatcher
