@@ -113,41 +113,6 @@ func TestRegister500Lists500(t *testing.T) {
 	}
 }
 
-// BenchmarkCallThroughDispatcher is one plugin tool call through the
-// dispatch pipeline, in process: what the sidecar adds to tools/call,
-// without the host's pipe.
-func BenchmarkCallThroughDispatcher(b *testing.B) {
-	f := newFixture(b, "")
-	if err := f.m.Load(context.Background(), specs{testServer(b, "t", "-read-file=false")}); err != nil {
-		b.Fatal(err)
-	}
-	d := tools.NewDispatcher(f.reg, nil, zerolog.Nop())
-	inv := tools.Invocation{ToolCall: protocol.ToolCall{ID: "c", Name: "echo", Arguments: json.RawMessage(`{"text":"x"}`)}}
-	for b.Loop() {
-		if res := d.Dispatch(context.Background(), inv); !res.Success {
-			b.Fatal(res)
-		}
-	}
-}
-
-// BenchmarkCallDirect is the same call with the SDK client straight to the
-// server: the reference of BenchmarkCallThroughDispatcher.
-func BenchmarkCallDirect(b *testing.B) {
-	cmd := exec.Command(serverExe, "-read-file=false")
-	cmd.Env = append(os.Environ(), serverEnv+"=1")
-	c := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1"}, &mcp.ClientOptions{Capabilities: &mcp.ClientCapabilities{}})
-	cs, err := c.Connect(context.Background(), &mcp.CommandTransport{Command: cmd}, &mcp.ClientSessionOptions{ProtocolVersion: mcpVersion})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer cs.Close()
-	for b.Loop() {
-		if _, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "echo", Arguments: json.RawMessage(`{"text":"x"}`)}); err != nil {
-			b.Fatal(err)
-		}
-	}
-}
-
 // BenchmarkLoad500 is a whole start → registered of a server listing 500
 // tools (and its 21 usual ones), tool_search observing the registry as in
 // the sidecar: process start, initialize, tools/list, registration.
@@ -169,9 +134,11 @@ func BenchmarkLoad500(b *testing.B) {
 	}
 }
 
-// BenchmarkCallInterleaved is BenchmarkCallThroughDispatcher and
-// BenchmarkCallDirect in alternating batches of 100, so both see the same
-// load on a shared machine; it reports each one's median round trip.
+// BenchmarkCallInterleaved is one echo call through the dispatch pipeline,
+// in process (what the sidecar adds to tools/call, without the host's
+// pipe), against the same call with the SDK client straight to the same
+// server, in alternating batches of 100 so both see the same load on a
+// shared machine; it reports each one's median round trip.
 func BenchmarkCallInterleaved(b *testing.B) {
 	f := newFixture(b, "")
 	if err := f.m.Load(context.Background(), specs{testServer(b, "t", "-read-file=false")}); err != nil {
