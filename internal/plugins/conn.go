@@ -58,11 +58,12 @@ func (c *stdioConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	case fr.msg != nil:
 		return fr.msg, nil
 	case fr.line[0] != '[':
-		return jsonrpc.DecodeMessage(fr.line) // its error: the line is not JSON-RPC
+		_, err := jsonrpc.DecodeMessage(fr.line)
+		return nil, c.frames.broke(fmt.Errorf("the server wrote a line that is JSON but not a JSON-RPC message (%v): %s", err, clip(string(fr.line), 200)))
 	}
 	msgs, err := decodeBatch(fr.line)
 	if err != nil {
-		return nil, err
+		return nil, c.frames.broke(fmt.Errorf("the server wrote a JSON-RPC batch that cannot be used (%v): %s", err, clip(string(fr.line), 200)))
 	}
 	c.queue = msgs[1:]
 	return msgs[0], nil
@@ -74,10 +75,10 @@ func (c *stdioConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 func decodeBatch(line []byte) ([]jsonrpc.Message, error) {
 	var raws []json.RawMessage
 	if err := json.Unmarshal(line, &raws); err != nil {
-		return nil, fmt.Errorf("a JSON-RPC batch that does not decode: %w", err)
+		return nil, err
 	}
 	if len(raws) == 0 {
-		return nil, errors.New("an empty JSON-RPC batch")
+		return nil, errors.New("it is empty")
 	}
 	msgs := make([]jsonrpc.Message, 0, len(raws))
 	for _, raw := range raws {

@@ -57,8 +57,12 @@ func TestConnReadsEachMessageOnce(t *testing.T) {
 func TestConnRefusesJSONThatIsNotJSONRPC(t *testing.T) {
 	for _, line := range []string{`{"hello":"world"}`, `[]`, `[{"jsonrpc":"1.0","id":1,"result":1}]`} {
 		c, _ := connOver(t, line+"\n")
-		if _, err := c.Read(context.Background()); err == nil || errors.Is(err, io.EOF) {
-			t.Errorf("%s: read %v, want an error naming the problem", line, err)
+		_, err := c.Read(context.Background())
+		if err == nil || errors.Is(err, io.EOF) || !strings.Contains(err.Error(), "the server wrote") || !strings.Contains(err.Error(), line) {
+			t.Errorf("%s: read %v, want an error naming the problem and the line", line, err)
+		}
+		if c.frames.Err() != err {
+			t.Errorf("%s: the filter's Err is %v, not the reason the connection broke", line, c.frames.Err())
 		}
 	}
 }

@@ -86,6 +86,17 @@ func (f *frameFilter) nextFrame() (frame, error) {
 	return fr, err
 }
 
+// broke ends the stream with err, which Err then reports (why the plugin
+// failed): the client could not use a line the filter let through.
+func (f *frameFilter) broke(err error) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.err == nil {
+		f.err = err
+	}
+	return f.err
+}
+
 // Read is the filter as a stream of lines, each with its newline.
 func (f *frameFilter) Read(p []byte) (int, error) {
 	if len(f.pending) == 0 {
