@@ -10,6 +10,9 @@
 //     client (target ≤ 1.2× + 100 µs);
 //   - a server listing 500 tools (target: registered ≤ 100 ms).
 //
+// With -base (BASE_BIN) another build is measured beside -bin in the same
+// interleaved rounds: the before and after of a change, on the same load.
+//
 // Figures are printed, never asserted; a missed target prints MISS.
 package main
 
@@ -25,6 +28,7 @@ import (
 
 func main() {
 	bin := flag.String("bin", os.Getenv("BIN"), "the steerable-sidecar binary")
+	base := flag.String("base", os.Getenv("BASE_BIN"), "another build to measure beside it, interleaved (a before/after; empty: none)")
 	server := flag.String("server", "", "the MCP test server (bench/plugins/testserver), built")
 	everything := flag.String("everything", "", "server-everything's dist/index.js (empty: MISS)")
 	runs := flag.Int("runs", 10, "repetitions of each start")
@@ -46,11 +50,14 @@ func main() {
 	fmt.Printf("%-34s %-44s %14s %14s  %s\n", "plugin", "measure", "ours", "reference", "target")
 	for _, t := range targets {
 		startFigures(t, *bin, work, *runs)
-		callFigures(t, *bin, work, *calls)
+		callFigures(t, *bin, *base, work, *calls)
 	}
 	many := goServer
 	many.name, many.argv = "Go test server, 500 tools", append(append([]string{}, goServer.argv...), "-tools", "500")
 	manyTools(many, goServer, *runs)
+	if *bin != "" && *base != "" {
+		readyBeside(many, *bin, *base, work, *runs)
+	}
 }
 
 // target is one MCP server to measure and the tool its calls use.

@@ -86,20 +86,11 @@ func startFigures(t target, bin, ws string, runs int) {
 		row(t.name, "spawn → ready", "MISS", "-", err.Error())
 		return
 	}
-	var with, without []time.Duration
-	for range runs {
-		for _, plugin := range []bool{true, false} {
-			d, err := readyOnce(bin, ws, cfg, plugin)
-			if err != nil {
-				row(t.name, "spawn → ready", "MISS", "-", err.Error())
-				return
-			}
-			if plugin {
-				with = append(with, d)
-			} else {
-				without = append(without, d)
-			}
-		}
+	with, without, err := readyPairs(runs, func() (time.Duration, error) { return readyOnce(bin, ws, cfg, true) },
+		func() (time.Duration, error) { return readyOnce(bin, ws, cfg, false) })
+	if err != nil {
+		row(t.name, "spawn → ready", "MISS", "-", err.Error())
+		return
 	}
 	row(t.name, "sidecar spawn → ready, with it (without)", dur(benchkit.Median(with)), dur(benchkit.Median(without)), fmt.Sprintf("auto sandbox, median of %d", runs))
 }
@@ -166,4 +157,38 @@ func directStarts(t target, runs int) (time.Duration, error) {
 		}
 	}
 	return benchkit.Median(ds), nil
+}
+
+// readyBeside is the sidecar's spawn → ready with the 500-tool server as
+// its plugin, bin against base, interleaved: the registration's cost in the
+// real binary, before and after. Ready comes once the plugin is registered.
+func readyBeside(many target, bin, base, ws string, runs int) {
+	cfg, err := config(ws, many)
+	if err != nil {
+		row(many.name, "spawn → ready", "MISS", "-", err.Error())
+		return
+	}
+	ours, theirs, err := readyPairs(runs, func() (time.Duration, error) { return readyOnce(bin, ws, cfg, true) },
+		func() (time.Duration, error) { return readyOnce(base, ws, cfg, true) })
+	if err != nil {
+		row(many.name, "spawn → ready", "MISS", "-", err.Error())
+		return
+	}
+	row(many.name, "sidecar spawn → ready with it, ours (base)", dur(benchkit.Median(ours)), dur(benchkit.Median(theirs)), fmt.Sprintf("auto sandbox, median of %d", runs))
+}
+
+// readyPairs runs a then b, runs times, and returns each one's figures.
+func readyPairs(runs int, a, b func() (time.Duration, error)) (as, bs []time.Duration, err error) {
+	for range runs {
+		da, err := a()
+		if err != nil {
+			return nil, nil, err
+		}
+		db, err := b()
+		if err != nil {
+			return nil, nil, err
+		}
+		as, bs = append(as, da), append(bs, db)
+	}
+	return as, bs, nil
 }

@@ -10,6 +10,8 @@ import (
 	"regexp"
 	"sync"
 	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
 
 // frameFilter sits between a server's stdout and the MCP client and lets
@@ -35,7 +37,7 @@ type frameFilter struct {
 	onNoise func(line []byte)
 	onDrop  func(what string)
 
-	pending []byte // the rest of the line being returned
+	pending []byte // the rest of the line Read is returning
 
 	mu      sync.Mutex
 	err     error  // sticky: the stream is over or broken
@@ -60,42 +62,73 @@ func newFrameFilter(r io.Reader, limit int) *frameFilter {
 		budget: newTokenBucket(notifyBurst, notifyPerSecond), onNoise: func([]byte) {}, onDrop: func(string) {}}
 }
 
-// Read implements io.Reader for the client's decoder.
+// frame is one line the filter passes on (not empty, without its
+// newline) and, for a single message, the message decoded: the filter
+// decodes each line once, to classify it, and the client's connection
+// (stdioConn) takes that decoding rather than doing it again.
+type frame struct {
+	line []byte
+	msg  jsonrpc.Message // nil for a batch, or a JSON object that is not JSON-RPC
+}
+
+// nextFrame returns the next frame to pass on. After an error it returns
+// that error again.
+func (f *frameFilter) nextFrame() (frame, error) {
+	if f.err != nil { // written only by this, the one reader
+		return frame{}, f.err
+	}
+	fr, err := f.next()
+	if err != nil {
+		f.mu.Lock()
+		f.err = err
+		f.mu.Unlock()
+	}
+	return fr, err
+}
+
+// broke ends the stream with err, which Err then reports (why the plugin
+// failed): the client could not use a line the filter let through.
+func (f *frameFilter) broke(err error) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.err == nil {
+		f.err = err
+	}
+	return f.err
+}
+
+// Read is the filter as a stream of lines, each with its newline.
 func (f *frameFilter) Read(p []byte) (int, error) {
-	for len(f.pending) == 0 {
-		if f.err != nil {
-			return 0, f.err
-		}
-		var err error
-		f.pending, err = f.next()
+	if len(f.pending) == 0 {
+		fr, err := f.nextFrame()
 		if err != nil {
-			f.mu.Lock()
-			f.err = err
-			f.mu.Unlock()
+			return 0, err
 		}
+		f.pending = append(fr.line, '\n')
 	}
 	n := copy(p, f.pending)
 	f.pending = f.pending[n:]
 	return n, nil
 }
 
-// next returns the next line to pass on (with its newline), or an error.
-// A final line without a newline is passed on before EOF.
-func (f *frameFilter) next() ([]byte, error) {
+// next returns the next frame to pass on, or an error. A final line
+// without a newline is passed on before EOF.
+func (f *frameFilter) next() (frame, error) {
 	for {
 		line, big, err := f.readLine()
 		switch {
 		case big != nil:
 			if out, err := f.oversized(big); out != nil || err != nil {
-				return out, err
+				msg, _ := jsonrpc.DecodeMessage(out)
+				return frame{line: out, msg: msg}, err
 			}
 		case len(line) > 0:
-			if out := f.classify(line); out != nil {
-				return out, nil
+			if fr := f.classify(line); fr.line != nil {
+				return fr, nil
 			}
 		}
 		if err != nil {
-			return nil, err
+			return frame{}, err
 		}
 	}
 }
@@ -146,28 +179,34 @@ func (f *frameFilter) skip(start []byte, err error) *oversize {
 	return big
 }
 
-// classify returns the line to pass on, or nil when it is dropped.
-func (f *frameFilter) classify(line []byte) []byte {
+// classify returns the frame to pass on; one without a line is dropped.
+// A JSON object that is not a JSON-RPC message is passed on undecoded: the
+// client fails the connection on it, naming the problem.
+func (f *frameFilter) classify(line []byte) frame {
 	trimmed := bytes.TrimSpace(line)
 	if len(trimmed) == 0 {
-		return nil
+		return frame{}
 	}
 	if trimmed[0] == '[' && json.Valid(trimmed) { // a batch; the client decides
-		return append(trimmed, '\n')
+		return frame{line: trimmed}
 	}
-	var probe struct {
-		ID     json.RawMessage `json:"id"`
-		Method *string         `json:"method"`
-	}
-	if trimmed[0] != '{' || json.Unmarshal(trimmed, &probe) != nil {
+	if trimmed[0] != '{' {
 		f.noted(trimmed)
-		return nil
+		return frame{}
 	}
-	if probe.ID == nil && probe.Method != nil && *probe.Method != listChangedMethod && !f.budget.take() {
-		f.onDrop(*probe.Method)
-		return nil
+	msg, err := jsonrpc.DecodeMessage(trimmed)
+	if err != nil {
+		if !json.Valid(trimmed) {
+			f.noted(trimmed)
+			return frame{}
+		}
+		return frame{line: trimmed}
 	}
-	return append(trimmed, '\n')
+	if req, ok := msg.(*jsonrpc.Request); ok && !req.ID.IsValid() && req.Method != listChangedMethod && !f.budget.take() {
+		f.onDrop(req.Method)
+		return frame{}
+	}
+	return frame{line: trimmed, msg: msg}
 }
 
 func (f *frameFilter) noted(line []byte) {
@@ -223,7 +262,7 @@ func (f *frameFilter) oversized(big *oversize) ([]byte, error) {
 		msg := fmt.Sprintf("reply of %d bytes exceeds the sidecar's limit of %d bytes for one plugin message (STEERABLE_PLUGIN_MAX_MESSAGE_BYTES)", big.size, f.max)
 		b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": json.RawMessage(id[1]),
 			"error": map[string]any{"code": codeTooLarge, "message": msg, "data": map[string]any{"bytes": big.size, "limit": f.max}}})
-		return append(b, '\n'), nil
+		return b, nil
 	case id == nil && isCall.Match(big.head):
 		f.onDrop("oversized notification")
 		return nil, nil

@@ -52,6 +52,7 @@ type Manager struct {
 	plugins  []*plugin
 	problems []string // failures that have no plugin to list (a source, a duplicate name)
 	closed   bool
+	bg       sync.WaitGroup // schema compiles after registration (compileLater)
 }
 
 // NewManager returns a manager that registers into reg, launches servers
@@ -314,6 +315,9 @@ func (m *Manager) Check() protocol.Check {
 		switch r.State {
 		case protocol.PluginEnabled:
 			enabled = append(enabled, fmt.Sprintf("%s (%d tools)", r.Name, len(r.Tools)))
+			if why := m.schemaProblem(r.Name); why != "" {
+				failed = append(failed, fmt.Sprintf("%s: %s", r.Name, why))
+			}
 		case protocol.PluginFailed:
 			failed = append(failed, fmt.Sprintf("%s: %s", r.Name, r.Error))
 		default:
@@ -340,6 +344,18 @@ func (m *Manager) Check() protocol.Check {
 		parts = append(parts, "failed: "+strings.Join(append(failed, problems...), "; "))
 	}
 	return protocol.Check{Status: status, Message: strings.Join(parts, "; ")}
+}
+
+// schemaProblem is what compileLater found wrong with the named plugin's
+// schemas ("" when nothing).
+func (m *Manager) schemaProblem(name string) string {
+	p := m.named(name, nil)
+	if p == nil {
+		return ""
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.schemas.String()
 }
 
 func unconfinedNote(r protocol.PluginRecord) string {
@@ -375,4 +391,5 @@ func (m *Manager) Close(grace time.Duration) {
 		})
 	}
 	wg.Wait()
+	m.bg.Wait()
 }

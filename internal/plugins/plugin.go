@@ -38,6 +38,7 @@ type plugin struct {
 	srv      *server // the running (or dead) server of an external plugin
 	tmp      string  // its temp dir while it has a server
 	unloaded bool
+	schemas  *schemaReport // of the current registration of an external plugin's tools
 }
 
 // started is the outcome of launching a server: it runs and has listed
@@ -149,16 +150,26 @@ func hasKey(m map[string]string, k string) bool { _, ok := m[k]; return ok }
 func (p *plugin) register(st started, owned []string) ([]string, error) {
 	r := newRecorder(p.spec, p.m.reg, owned)
 	m := mapping{plugin: p.spec.Name, prefix: p.spec.ToolPrefix, maxOutput: p.m.opts.MaxOutputBytes, sandbox: st.srv.proc.Sandbox()}
+	report := &schemaReport{plugin: p.spec.Name}
 	for _, t := range st.list {
-		tool, err := newMCPTool(t, st.srv, m, p.m.opts.CallTimeout)
+		tool, err := newMCPTool(t, st.srv, m, p.spec, p.m.opts.CallTimeout, p.m.reg)
 		if err != nil {
 			return nil, loadErr(p.spec, "%v", err)
 		}
-		if err := r.Register(tool); err != nil {
+		tool.schemas = report
+		if err := r.stage(tool); err != nil {
 			return nil, err
 		}
 	}
-	return r.commit()
+	names, err := r.commit()
+	if err != nil {
+		return nil, err
+	}
+	p.mu.Lock()
+	p.schemas = report
+	p.mu.Unlock()
+	p.m.compileLater(report, names)
+	return names, nil
 }
 
 // registerCompiled runs a compiled-in plugin's Register through the
@@ -247,6 +258,7 @@ func (p *plugin) disable(why string) {
 	p.mu.Lock()
 	names, srv, tmp := p.tools, p.srv, p.tmp
 	p.tools, p.srv, p.tmp, p.state, p.err = nil, nil, "", protocol.PluginDisabled, ""
+	p.schemas = nil
 	p.mu.Unlock()
 	p.m.reg.Unregister(names...)
 	if srv != nil {
@@ -327,6 +339,9 @@ func (p *plugin) record() protocol.PluginRecord {
 	defer p.mu.Unlock()
 	rec := protocol.PluginRecord{Name: p.spec.Name, Source: p.spec.Source, Origin: p.spec.Origin, State: p.state,
 		Tools: append([]string{}, p.tools...), Reloadable: p.spec.external(), Error: p.err}
+	if bad := p.schemas.String(); bad != "" {
+		rec.Error = strings.TrimPrefix(rec.Error+"; "+bad, "; ")
+	}
 	switch {
 	case !p.spec.external():
 		rec.Sandbox = protocol.PluginSandbox{Backend: "in-process", Enforcement: "none", Network: true, Writable: []string{}}

@@ -40,14 +40,21 @@ func newRecorder(spec Spec, reg *tools.Registry, owned []string) *recorder {
 // Register implements Router.
 func (r *recorder) Register(ts ...tools.Tool) error {
 	for _, t := range ts {
-		t = r.spec.named(t)
-		name := t.Descriptor().Name
-		if err := r.check(name); err != nil {
+		if err := r.stage(r.spec.named(t)); err != nil {
 			return err
 		}
-		r.staged, r.names = append(r.staged, t), append(r.names, name)
-		r.seen[name] = true
 	}
+	return nil
+}
+
+// stage records a tool already named and tiered as the plugin's.
+func (r *recorder) stage(t tools.Tool) error {
+	name := t.Descriptor().Name
+	if err := r.check(name); err != nil {
+		return err
+	}
+	r.staged, r.names = append(r.staged, t), append(r.names, name)
+	r.seen[name] = true
 	return nil
 }
 

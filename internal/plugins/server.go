@@ -95,8 +95,8 @@ func startServer(ctx context.Context, l Launcher, c serverConfig) (*server, []*m
 
 // handshake runs initialize and reads every page of tools/list.
 func (s *server) handshake(ctx context.Context, c serverConfig) ([]*mcp.Tool, error) {
-	session, err := s.client(c).Connect(ctx, &mcp.IOTransport{Reader: s.frames.closer(s.proc.Stdout()),
-		Writer: stallWriter{s.proc.Stdin()}, MaxLineLength: -1}, &mcp.ClientSessionOptions{ProtocolVersion: mcpVersion})
+	conn := &stdioConn{frames: s.frames, stdout: s.proc.Stdout(), stdin: stallWriter{s.proc.Stdin()}}
+	session, err := s.client(c).Connect(ctx, stdioTransport{conn}, &mcp.ClientSessionOptions{ProtocolVersion: mcpVersion})
 	if err != nil {
 		return nil, fmt.Errorf("the MCP handshake (initialize) failed: %w", err)
 	}
@@ -303,16 +303,3 @@ func (w stallWriter) Write(p []byte) (int, error) {
 }
 
 func (w stallWriter) Close() error { return w.w.Close() }
-
-// closer makes the filter the transport's reader: closing it closes the
-// server's stdout, which ends a read blocked in it.
-func (f *frameFilter) closer(stdout io.Closer) io.ReadCloser {
-	return filterCloser{f, stdout}
-}
-
-type filterCloser struct {
-	*frameFilter
-	stdout io.Closer
-}
-
-func (c filterCloser) Close() error { return c.stdout.Close() }

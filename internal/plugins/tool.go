@@ -20,29 +20,31 @@ const maxDescription = 8 << 10
 
 // mcpTool is one tool of a running server: tools/call is its handler.
 type mcpTool struct {
-	desc    protocol.ToolDescriptor // name and tier before the plugin's prefix and exposure
+	desc    protocol.ToolDescriptor // as registered: the plugin's prefix and exposure applied
 	srv     *server
 	m       mapping
 	timeout time.Duration
+	reg     *tools.Registry // where it is registered: its compiled schema is there
+	schemas *schemaReport   // of its registration: a schema that does not compile is reported there
 }
 
-// newMCPTool checks one tools/list entry and builds its tool. The name is
-// checked by the registry; the schema must be a JSON object (MCP requires
-// "type": "object"; an absent one means no arguments) and is compiled by
-// the registry at registration, so a bad one fails the load, named.
-func newMCPTool(t *mcp.Tool, srv *server, m mapping, timeout time.Duration) (tools.Tool, error) {
+// newMCPTool checks one tools/list entry and builds its tool, named and
+// tiered as the plugin's spec says. The name is checked by the registry;
+// the schema must be a JSON object (MCP requires "type": "object"; an
+// absent one means no arguments) of the right shape (checkSchemaShape), so
+// a bad one fails the load, named. It is compiled after registration.
+func newMCPTool(t *mcp.Tool, srv *server, m mapping, spec Spec, timeout time.Duration, reg *tools.Registry) (*mcpTool, error) {
 	if t == nil {
 		return nil, errors.New("tools/list has a null entry")
 	}
 	params := json.RawMessage(`{"type":"object"}`)
 	if t.InputSchema != nil {
+		if err := checkSchemaShape(t.InputSchema); err != nil {
+			return nil, fmt.Errorf("tool %q: invalid parameters schema: %v", t.Name, err)
+		}
 		raw, err := json.Marshal(t.InputSchema)
 		if err != nil {
 			return nil, fmt.Errorf("tool %q: inputSchema does not encode: %v", t.Name, err)
-		}
-		var obj map[string]json.RawMessage
-		if json.Unmarshal(raw, &obj) != nil || obj == nil {
-			return nil, fmt.Errorf("tool %q: inputSchema must be a JSON Schema object, got %.80s", t.Name, raw)
 		}
 		params = raw
 	}
@@ -52,12 +54,38 @@ func newMCPTool(t *mcp.Tool, srv *server, m mapping, timeout time.Duration) (too
 	}
 	m.tool = t.Name
 	return &mcpTool{
-		desc: protocol.ToolDescriptor{Name: t.Name, Description: clip(desc, maxDescription), Parameters: params, Mode: modeOf(t)},
-		srv:  srv, m: m, timeout: timeout,
+		desc: protocol.ToolDescriptor{Name: m.name(), Description: clip(desc, maxDescription), Parameters: params,
+			Mode: modeOf(t), Exposure: spec.exposure()},
+		srv: srv, m: m, timeout: timeout, reg: reg,
 	}, nil
 }
 
 func (t *mcpTool) Descriptor() protocol.ToolDescriptor { return t.desc }
+
+// LazySchema implements tools.LazySchema: the registry does not compile
+// the schema at registration; compileLater does, after it.
+func (t *mcpTool) LazySchema() {}
+
+// Prepare implements tools.Preparer. It runs before the dispatcher
+// validates the arguments, and turns a schema that does not compile —
+// which the dispatcher would call an internal error — into the plugin's
+// problem, named, with its fix. The compile is the registry's, once per
+// registration, shared with compileSchemas.
+func (t *mcpTool) Prepare(args json.RawMessage) (json.RawMessage, *protocol.ToolResult) {
+	e, ok := t.reg.Lookup(t.desc.Name)
+	if !ok || e.Tool != tools.Tool(t) {
+		return args, nil
+	}
+	if _, err := e.Schema(); err != nil {
+		if t.schemas != nil {
+			t.schemas.add(clip(err.Error(), 500))
+		}
+		res := tools.Followup("plugin tool %s cannot be called: %v; the plugin must fix its tools/list, then the host reloads it with plugin.reload {\"name\":%q}", t.desc.Name, err, t.m.plugin)
+		res.Data = map[string]any{"plugin": t.m.plugin, "tool": t.m.tool, "schemaError": err.Error()}
+		return nil, &res
+	}
+	return args, nil
+}
 
 // Run sends tools/call and maps the answer. Cancelling ctx cancels the call
 // on the server (the SDK sends notifications/cancelled); a call that takes
@@ -125,4 +153,8 @@ func (t *mcpTool) unavailable(why string, died bool) protocol.ToolResult {
 	return res
 }
 
-var _ tools.Tool = (*mcpTool)(nil)
+var (
+	_ tools.Tool       = (*mcpTool)(nil)
+	_ tools.LazySchema = (*mcpTool)(nil)
+	_ tools.Preparer   = (*mcpTool)(nil)
+)

@@ -25,11 +25,11 @@ type Entry struct {
 	Tool Tool
 	Desc protocol.ToolDescriptor // mode, exposure and source resolved
 
-	// The compiled parameters schema. Schemas from hosts and plugins are
-	// compiled at registration, so a bad one is refused there; built-in
-	// schemas are compiled on first use (or by Warm after start-up): they
-	// are fixed in the binary and tested, and start-up must not pay for
-	// compiling them.
+	// The compiled parameters schema. Schemas from hosts are compiled at
+	// registration, so a bad one is refused there; built-in schemas, and
+	// those of tools that are a LazySchema, are compiled on first use (or
+	// by Warm after start-up): the built-ins are fixed in the binary and
+	// tested, and start-up must not pay for compiling them.
 	schemaOnce sync.Once
 	schema     *jsonschema.Schema
 	schemaErr  error
@@ -47,6 +47,15 @@ func (e *Entry) Schema() (*jsonschema.Schema, error) {
 		e.flat = compileFlat(e.Desc.Parameters)
 	})
 	return e.schema, e.schemaErr
+}
+
+// LazySchema marks a tool whose schema the registry does not compile at
+// registration: its source has checked the schema's shape and compiles it
+// itself after registering (a plugin listing hundreds of tools must not
+// hold its start for the compiler), and the tool's Prepare turns a compile
+// failure into a result that names the fix.
+type LazySchema interface {
+	LazySchema()
 }
 
 // Change reports what a Register, Unregister or Swap did.
@@ -184,7 +193,7 @@ func newEntry(t Tool, source string) (*Entry, error) {
 	d.Source = source
 	d.Parameters = compact(d.Parameters)
 	e := &Entry{Tool: t, Desc: d}
-	if source != protocol.SourceBuiltin {
+	if _, lazy := t.(LazySchema); source != protocol.SourceBuiltin && !lazy {
 		if _, err := e.Schema(); err != nil {
 			return nil, err
 		}

@@ -33,6 +33,7 @@ func Main(args []string) int {
 	fs.BoolVar(&o.garbage, "garbage", false, "write non-JSON lines to stdout before and between messages")
 	fs.BoolVar(&o.exitAtStart, "exit-at-start", false, "write to stderr and exit 3 before serving")
 	fs.BoolVar(&o.invalidSchema, "invalid-schema", false, "add a tool whose inputSchema is not a valid JSON Schema")
+	fs.BoolVar(&o.danglingRef, "dangling-ref", false, "add a tool whose inputSchema is well formed but does not compile (a $ref to nowhere)")
 	fs.BoolVar(&o.readFile, "read-file", true, "add a tool named read_file (the built-in's name)")
 	fs.StringVar(&o.raw, "raw", "", "run a hand-written misbehaving server: no-init, big, big-noid, huge-list, cursor-loop, flood")
 	fs.Int64Var(&o.bigBytes, "big-bytes", 100<<20, "size of the raw big reply")
@@ -66,6 +67,7 @@ type options struct {
 	garbage       bool
 	exitAtStart   bool
 	invalidSchema bool
+	danglingRef   bool
 	readFile      bool
 	raw           string
 	bigBytes      int64

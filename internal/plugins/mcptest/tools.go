@@ -65,6 +65,10 @@ func addTools(srv *mcp.Server, o options) {
 	if o.invalidSchema {
 		add("broken", "A tool whose schema is not valid.", ro, map[string]any{"type": "object", "properties": map[string]any{"x": map[string]any{"type": "strnig"}}}, constant("never"))
 	}
+	if o.danglingRef {
+		add("dangling", "A tool whose schema refers to a definition it lacks.", ro, map[string]any{"type": "object",
+			"properties": map[string]any{"x": map[string]any{"$ref": "#/$defs/nowhere"}}}, constant("never"))
+	}
 	for i := range o.tools {
 		add(fmt.Sprintf("gen_%d", i), fmt.Sprintf("Generated tool number %d: look up record %d in the catalogue.", i, i), ro,
 			map[string]any{"type": "object", "properties": map[string]any{
