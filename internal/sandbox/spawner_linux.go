@@ -107,16 +107,26 @@ func (s *spawner) close() {
 // returns, with whatever f did to it (a confinement, a namespace, the
 // children whose parent-death signal it carries). The main thread is
 // never retired — a goroutine that ends locked to it wedges it — so f
-// would leave its state there for the life of the process: the goroutine
-// hands over to another until it lands elsewhere.
+// would leave its state there for the life of the process. A goroutine
+// that lands there hands f to another and keeps the main thread locked
+// until that one has locked a thread of its own, which therefore is not
+// the main one. (Letting go first and trying again could land on the main
+// thread forever: with GOMAXPROCS=1 the new goroutine runs next, on the
+// thread just released, and a boot with plugins spun there for good.)
 func onOwnThread(f func()) {
 	go func() {
 		runtime.LockOSThread()
-		if unix.Gettid() == unix.Getpid() {
-			onOwnThread(f) // cannot start here while this one holds the thread
-			runtime.UnlockOSThread()
+		if unix.Gettid() != unix.Getpid() {
+			f()
 			return
 		}
-		f()
+		locked := make(chan struct{})
+		go func() {
+			runtime.LockOSThread()
+			close(locked)
+			f()
+		}()
+		<-locked
+		runtime.UnlockOSThread()
 	}()
 }

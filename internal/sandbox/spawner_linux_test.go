@@ -74,3 +74,22 @@ func TestALongChildOutlivesTheCallsAfterIt(t *testing.T) {
 		})
 	}
 }
+
+// onOwnThread never runs f on the main thread, and a goroutine that lands
+// there hands over at once, even with one P: the main thread's next
+// goroutine is then the new one, and the handover used to spin on it.
+func TestOnOwnThreadLeavesTheMainThreadWithOneP(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	for i := range 200 {
+		got := make(chan int, 1)
+		onOwnThread(func() { got <- unix.Gettid() })
+		select {
+		case tid := <-got:
+			if tid == unix.Getpid() {
+				t.Fatalf("call %d ran on the main thread", i)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("call %d did not start within 10s (the handover spins on the main thread)", i)
+		}
+	}
+}
