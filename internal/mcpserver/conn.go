@@ -42,7 +42,7 @@ func (t *StreamTransport) Connect(context.Context) (mcp.Connection, error) {
 	}
 	c := &conn{
 		lines:    &lineReader{in: bufio.NewReaderSize(t.In, 64<<10), max: max},
-		out:      t.Out,
+		out:      newFrameWriter(t.Out),
 		direct:   t.direct,
 		grace:    t.Grace,
 		log:      t.Log,
@@ -66,7 +66,7 @@ func (t *StreamTransport) Connect(context.Context) (mcp.Connection, error) {
 type conn struct {
 	lines    *lineReader
 	inCloser io.Closer
-	out      io.Writer
+	out      *frameWriter
 	direct   *direct // nil: every message goes to the SDK
 	grace    time.Duration
 	log      zerolog.Logger
@@ -77,8 +77,6 @@ type conn struct {
 	closeOnce sync.Once
 	base      context.Context // the direct calls' parent, cancelled by Close
 	cancelAll context.CancelFunc
-
-	wmu sync.Mutex // one write per frame, frames whole
 
 	mu       sync.Mutex
 	inflight map[jsonrpc.ID]callState // incoming calls not answered yet
@@ -214,22 +212,13 @@ func (c *conn) startTracking(id jsonrpc.ID, st callState) {
 	c.inflight[id] = st
 }
 
-// startDirect runs a direct call and writes its reply, unless it was
-// cancelled or the connection closed meanwhile; c.mu is held.
+// startDirect runs a direct call and delivers its reply; c.mu is held.
 func (c *conn) startDirect(id jsonrpc.ID, run func(context.Context) []byte) {
 	ctx, cancel := context.WithCancel(c.base)
 	c.startTracking(id, callState{cancel: cancel})
 	go func() {
 		defer cancel()
-		frame := run(ctx)
-		if c.answered(id) {
-			return
-		}
-		select {
-		case <-c.closed:
-		default:
-			_ = c.writeFrame(frame)
-		}
+		_ = c.deliver(id, run(ctx))
 	}()
 }
 
@@ -261,13 +250,10 @@ func (c *conn) drain() {
 // Write implements mcp.Connection.
 func (c *conn) Write(_ context.Context, msg jsonrpc.Message) error {
 	if resp, ok := msg.(*jsonrpc.Response); ok {
-		if c.answered(resp.ID) {
-			return nil // cancelled: the client no longer waits for it
-		}
 		if resp.Error != nil {
-			return c.writeFrame(errorFrame(resp.ID, wireError(resp.Error)))
+			return c.deliver(resp.ID, errorFrame(resp.ID, wireError(resp.Error)))
 		}
-		return c.writeFrame(resultFrame(resp.ID, resp.Result))
+		return c.deliver(resp.ID, resultFrame(resp.ID, resp.Result))
 	}
 	b, err := jsonrpc.EncodeMessage(msg)
 	if err != nil {
@@ -291,28 +277,30 @@ func resultFrame(rid jsonrpc.ID, result json.RawMessage) []byte {
 	return append(b, "}\n"...)
 }
 
-// answered removes id from the in-flight set and reports whether its call
-// was cancelled.
-func (c *conn) answered(id jsonrpc.ID) (cancelled bool) {
+// deliver writes the reply to call id, unless a notifications/cancelled
+// named it (the client no longer waits for it), and only then takes the
+// call out of the in-flight set: after EOF, the session must not end
+// between the two.
+func (c *conn) deliver(id jsonrpc.ID, frame []byte) error {
+	c.mu.Lock()
+	st := c.inflight[id]
+	c.mu.Unlock()
+	var err error
+	if !st.cancelled {
+		err = c.writeFrame(frame)
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	st, live := c.inflight[id]
-	if !live {
-		return false
+	if _, live := c.inflight[id]; live {
+		delete(c.inflight, id)
+		if len(c.inflight) == 0 {
+			close(c.idle)
+		}
 	}
-	delete(c.inflight, id)
-	if len(c.inflight) == 0 {
-		close(c.idle)
-	}
-	return st.cancelled
-}
-
-func (c *conn) writeFrame(b []byte) error {
-	c.wmu.Lock()
-	defer c.wmu.Unlock()
-	_, err := c.out.Write(b)
 	return err
 }
+
+func (c *conn) writeFrame(b []byte) error { return c.out.write(b) }
 
 // Close implements mcp.Connection.
 func (c *conn) Close() error {

