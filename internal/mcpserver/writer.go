@@ -70,7 +70,7 @@ func (w *frameWriter) flush(frame []byte) error {
 	defer w.mu.Unlock()
 	for err == nil && len(w.pending) > 0 {
 		next := w.pending
-		w.pending = w.spare[:0]
+		w.pending, w.spare = w.spare[:0], nil // never the buffer being written
 		w.drained.Broadcast()
 		w.mu.Unlock()
 		_, err = w.out.Write(next)

@@ -3,6 +3,7 @@ package mcpserver
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -141,5 +142,62 @@ func TestFrameWriterBoundsTheQueue(t *testing.T) {
 	}
 	if want := "first\n" + string(big) + "over\n"; all.String() != want {
 		t.Errorf("%d bytes written, want %d in order", all.Len(), len(want))
+	}
+}
+
+// slowWriter collects everything written, slowly, so frames queue.
+type slowWriter struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (s *slowWriter) Write(b []byte) (int, error) {
+	time.Sleep(50 * time.Microsecond)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.buf.Write(b)
+}
+
+// TestFrameWriterFramesArriveWholeOnce: frames from many goroutines, some
+// larger than the kept spare buffer, each arrive whole and exactly once
+// (a queue must never reuse the buffer a write is sending).
+func TestFrameWriterFramesArriveWholeOnce(t *testing.T) {
+	out := &slowWriter{}
+	w := newFrameWriter(out)
+	var wg sync.WaitGroup
+	want := map[string]bool{}
+	for g := range 8 {
+		for i := range 40 {
+			size := 10
+			if i%7 == 0 {
+				size = maxSpare/4 + 1 // a few together outgrow the spare
+			}
+			f := fmt.Sprintf("%d-%d:%s\n", g, i, strings.Repeat("x", size))
+			want[f] = true
+		}
+		wg.Go(func() {
+			for i := range 40 {
+				size := 10
+				if i%7 == 0 {
+					size = maxSpare/4 + 1
+				}
+				if err := w.write([]byte(fmt.Sprintf("%d-%d:%s\n", g, i, strings.Repeat("x", size)))); err != nil {
+					t.Error(err)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	w.write([]byte("end\n")) // idle again: written once the queue is empty
+	got := strings.SplitAfter(strings.TrimSuffix(out.buf.String(), "end\n"), "\n")
+	got = got[:len(got)-1]
+	if len(got) != len(want) {
+		t.Fatalf("%d frames arrived, want %d", len(got), len(want))
+	}
+	for _, f := range got {
+		if !want[f] {
+			t.Fatalf("a frame arrived broken or twice: %.40q", f)
+		}
+		delete(want, f)
 	}
 }
