@@ -167,21 +167,18 @@ func TestFrameWriterFramesArriveWholeOnce(t *testing.T) {
 	var wg sync.WaitGroup
 	want := map[string]bool{}
 	for g := range 8 {
+		var frames []string
 		for i := range 40 {
 			size := 10
 			if i%7 == 0 {
 				size = maxSpare/4 + 1 // a few together outgrow the spare
 			}
-			f := fmt.Sprintf("%d-%d:%s\n", g, i, strings.Repeat("x", size))
-			want[f] = true
+			frames = append(frames, fmt.Sprintf("%d-%d:%s\n", g, i, strings.Repeat("x", size)))
+			want[frames[i]] = true
 		}
 		wg.Go(func() {
-			for i := range 40 {
-				size := 10
-				if i%7 == 0 {
-					size = maxSpare/4 + 1
-				}
-				if err := w.write([]byte(fmt.Sprintf("%d-%d:%s\n", g, i, strings.Repeat("x", size)))); err != nil {
+			for _, f := range frames {
+				if err := w.write([]byte(f)); err != nil {
 					t.Error(err)
 				}
 			}
