@@ -15,13 +15,13 @@ import (
 // validation, approval, sandbox, read state): the same as tool.invoke. The
 // request's context is the call's: notifications/cancelled cancels it, which
 // kills a running shell's process group exactly as $/cancelRequest does.
-func (s *Server) callTool(ctx context.Context, req *mcp.CallToolRequest) (mcp.Result, error) {
+func (s *Server) callTool(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 	t, err := s.ws.get(ctx)
 	if err != nil {
 		return nil, err
 	}
 	if msg := s.ws.movedMessage(); msg != "" {
-		return encodeResult(refusal(msg), s.wire)
+		return refusal(msg), nil
 	}
 	p := req.Params
 	if _, ok := t.Registry.Lookup(p.Name); !ok {
@@ -46,7 +46,15 @@ func (s *Server) callTool(ctx context.Context, req *mcp.CallToolRequest) (mcp.Re
 		// model calls a match.
 		s.notifyListChanged(ctx, req.Session)
 	}
-	return encodeResult(callResult(res), s.wire)
+	return callResult(res), nil
+}
+
+// serveCall is callTool for either path, the SDK's (receive) or the
+// connection's own (direct.go): a panic is logged and answered -32603, and
+// the session goes on.
+func (s *Server) serveCall(ctx context.Context, req *mcp.CallToolRequest) (r *mcp.CallToolResult, err error) {
+	defer s.recoverHandler("tools/call", &err)
+	return s.callTool(ctx, req)
 }
 
 func unknownToolMessage(name string, suggestions []string) string {

@@ -28,7 +28,7 @@ type StreamTransport struct {
 	Grace    time.Duration // after EOF, how long in-flight calls may finish
 	Log      zerolog.Logger
 
-	wire *handoff // set by Server.Connect: results it hands past the SDK
+	direct *direct // set by Server.Connect: the tools/call it answers itself
 }
 
 // defaultMaxFrame matches STEERABLE_MAX_FRAME_BYTES's default.
@@ -42,16 +42,17 @@ func (t *StreamTransport) Connect(context.Context) (mcp.Connection, error) {
 	}
 	c := &conn{
 		lines:    &lineReader{in: bufio.NewReaderSize(t.In, 64<<10), max: max},
-		out:      t.Out,
-		wire:     t.wire,
+		out:      newFrameWriter(t.Out),
+		direct:   t.direct,
 		grace:    t.Grace,
 		log:      t.Log,
 		incoming: make(chan jsonrpc.Message),
 		eof:      make(chan error, 1),
 		closed:   make(chan struct{}),
-		inflight: map[jsonrpc.ID]bool{},
+		inflight: map[jsonrpc.ID]callState{},
 		idle:     closedChan(),
 	}
+	c.base, c.cancelAll = context.WithCancel(context.Background())
 	if cl, ok := t.In.(io.Closer); ok {
 		c.inCloser = cl
 	}
@@ -65,8 +66,8 @@ func (t *StreamTransport) Connect(context.Context) (mcp.Connection, error) {
 type conn struct {
 	lines    *lineReader
 	inCloser io.Closer
-	out      io.Writer
-	wire     *handoff // nil: results come whole from the SDK
+	out      *frameWriter
+	direct   *direct // nil: every message goes to the SDK
 	grace    time.Duration
 	log      zerolog.Logger
 
@@ -74,12 +75,18 @@ type conn struct {
 	eof       chan error // the read loop's last error (io.EOF at end of input)
 	closed    chan struct{}
 	closeOnce sync.Once
-
-	wmu sync.Mutex // one write per frame, frames whole
+	base      context.Context // the direct calls' parent, cancelled by Close
+	cancelAll context.CancelFunc
 
 	mu       sync.Mutex
-	inflight map[jsonrpc.ID]bool // incoming calls not answered yet; true once cancelled
-	idle     chan struct{}       // closed while inflight is empty
+	inflight map[jsonrpc.ID]callState // incoming calls not answered yet
+	idle     chan struct{}            // closed while inflight is empty
+}
+
+// callState is an incoming call not answered yet.
+type callState struct {
+	cancelled bool               // a notifications/cancelled named it: its reply is dropped
+	cancel    context.CancelFunc // a direct call's; nil for the SDK's, which cancels its own
 }
 
 func closedChan() chan struct{} {
@@ -112,6 +119,9 @@ func (c *conn) readLoop() {
 			c.reject(bad)
 			continue
 		}
+		if c.dispatch(msg) {
+			continue
+		}
 		select {
 		case c.incoming <- msg:
 		case <-c.closed:
@@ -138,7 +148,6 @@ func (c *conn) reject(b *badFrame) {
 func (c *conn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	select {
 	case msg := <-c.incoming:
-		c.track(msg)
 		return msg, nil
 	case err := <-c.eof:
 		c.drain()
@@ -150,30 +159,76 @@ func (c *conn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	}
 }
 
-// track records incoming calls, and marks the one a notifications/cancelled
-// names so its late reply is dropped.
-func (c *conn) track(msg jsonrpc.Message) {
+// dispatch records msg before it goes on: an incoming call joins the
+// in-flight set, and a notifications/cancelled marks the call it names, so
+// its late reply is dropped, and cancels it when it is a direct one. A
+// tools/call the direct path takes runs here, off the read loop, and
+// dispatch reports true: the SDK never sees it.
+func (c *conn) dispatch(msg jsonrpc.Message) (handled bool) {
 	req, ok := msg.(*jsonrpc.Request)
 	if !ok {
-		return
+		return false
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	switch {
 	case req.IsCall():
-		if len(c.inflight) == 0 {
-			c.idle = make(chan struct{})
+		prev, dup := c.inflight[req.ID]
+		switch {
+		case dup && prev.cancel != nil:
+			// The SDK does not know the direct call, so it cannot refuse
+			// the duplicate as it does its own.
+			c.rejectDuplicate(req.ID)
+			return true
+		case dup:
+			return false // the SDK refuses the duplicate
 		}
-		if _, dup := c.inflight[req.ID]; !dup { // the SDK refuses the duplicate
-			c.inflight[req.ID] = false
+		if c.direct != nil {
+			if run, ok := c.direct.take(req); ok {
+				c.startDirect(req.ID, run)
+				return true
+			}
 		}
+		c.startTracking(req.ID, callState{})
 	case req.Method == "notifications/cancelled":
 		if id, ok := cancelledID(req); ok {
-			if _, live := c.inflight[id]; live {
-				c.inflight[id] = true
+			if st, live := c.inflight[id]; live {
+				st.cancelled = true
+				c.inflight[id] = st
+				if st.cancel != nil {
+					st.cancel()
+				}
 			}
 		}
 	}
+	return false
+}
+
+// startTracking adds a call to the in-flight set; c.mu is held.
+func (c *conn) startTracking(id jsonrpc.ID, st callState) {
+	if len(c.inflight) == 0 {
+		c.idle = make(chan struct{})
+	}
+	c.inflight[id] = st
+}
+
+// startDirect runs a direct call and delivers its reply; c.mu is held.
+func (c *conn) startDirect(id jsonrpc.ID, run func(context.Context) []byte) {
+	ctx, cancel := context.WithCancel(c.base)
+	c.startTracking(id, callState{cancel: cancel})
+	go func() {
+		defer cancel()
+		_ = c.deliver(id, run(ctx))
+	}()
+}
+
+// rejectDuplicate answers a call whose id a direct call in flight holds, as
+// the SDK answers its own duplicates: with a null id, so the error is not
+// taken for the first call's reply; c.mu is held.
+func (c *conn) rejectDuplicate(id jsonrpc.ID) {
+	msg := fmt.Sprintf("invalid request: request ID %v already in use", id.Raw())
+	c.log.Warn().Str("error", msg).Msg("bad frame answered and skipped")
+	go c.writeFrame(errorFrame(jsonrpc.ID{}, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: msg}))
 }
 
 // drain waits, after EOF, until every in-flight call is answered, the grace
@@ -195,17 +250,10 @@ func (c *conn) drain() {
 // Write implements mcp.Connection.
 func (c *conn) Write(_ context.Context, msg jsonrpc.Message) error {
 	if resp, ok := msg.(*jsonrpc.Response); ok {
-		result := resp.Result
-		if c.wire != nil {
-			result = c.wire.take(result) // taken even when cancelled, so nothing stays held
-		}
-		if c.answered(resp.ID) {
-			return nil // cancelled: the client no longer waits for it
-		}
 		if resp.Error != nil {
-			return c.writeFrame(errorFrame(resp.ID, wireError(resp.Error)))
+			return c.deliver(resp.ID, errorFrame(resp.ID, wireError(resp.Error)))
 		}
-		return c.writeFrame(resultFrame(resp.ID, result))
+		return c.deliver(resp.ID, resultFrame(resp.ID, resp.Result))
 	}
 	b, err := jsonrpc.EncodeMessage(msg)
 	if err != nil {
@@ -215,8 +263,7 @@ func (c *conn) Write(_ context.Context, msg jsonrpc.Message) error {
 }
 
 // resultFrame encodes a reply by hand: the SDK's encoder would re-validate
-// the result, which is compact JSON already (the SDK's encoding, or the
-// server's own through the handoff).
+// the result, which is compact JSON already (the SDK's encoding).
 func resultFrame(rid jsonrpc.ID, result json.RawMessage) []byte {
 	id, _ := json.Marshal(rid.Raw())
 	if len(result) == 0 {
@@ -230,33 +277,36 @@ func resultFrame(rid jsonrpc.ID, result json.RawMessage) []byte {
 	return append(b, "}\n"...)
 }
 
-// answered removes id from the in-flight set and reports whether its call
-// was cancelled.
-func (c *conn) answered(id jsonrpc.ID) (cancelled bool) {
+// deliver writes the reply to call id, unless a notifications/cancelled
+// named it (the client no longer waits for it), and only then takes the
+// call out of the in-flight set: after EOF, the session must not end
+// between the two.
+func (c *conn) deliver(id jsonrpc.ID, frame []byte) error {
+	c.mu.Lock()
+	st := c.inflight[id]
+	c.mu.Unlock()
+	var err error
+	if !st.cancelled {
+		err = c.writeFrame(frame)
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	cancelled, live := c.inflight[id]
-	if !live {
-		return false
+	if _, live := c.inflight[id]; live {
+		delete(c.inflight, id)
+		if len(c.inflight) == 0 {
+			close(c.idle)
+		}
 	}
-	delete(c.inflight, id)
-	if len(c.inflight) == 0 {
-		close(c.idle)
-	}
-	return cancelled
-}
-
-func (c *conn) writeFrame(b []byte) error {
-	c.wmu.Lock()
-	defer c.wmu.Unlock()
-	_, err := c.out.Write(b)
 	return err
 }
+
+func (c *conn) writeFrame(b []byte) error { return c.out.write(b) }
 
 // Close implements mcp.Connection.
 func (c *conn) Close() error {
 	c.closeOnce.Do(func() {
 		close(c.closed)
+		c.cancelAll() // the direct calls, as the SDK cancels its own
 		if c.inCloser != nil {
 			c.inCloser.Close()
 		}

@@ -119,12 +119,22 @@ func errCode(t *testing.T, f map[string]json.RawMessage) int {
 
 const initFrame = `{"jsonrpc":"2.0","id":%s,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`
 
+// initialize runs the handshake. The ping after it returns once the SDK
+// has handled notifications/initialized (it handles notifications in
+// order), so every later tools/call takes the direct path (direct.go).
 func (r *raw) initialize() {
+	r.handshake()
+	r.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`, `{"jsonrpc":"2.0","id":"init-ping","method":"ping"}`)
+	r.reply(`"init-ping"`)
+}
+
+// handshake sends initialize and waits for its reply, without
+// notifications/initialized.
+func (r *raw) handshake() {
 	r.send(fmt.Sprintf(initFrame, `"init"`))
 	if f := r.reply(`"init"`); f["error"] != nil {
 		r.t.Fatalf("initialize failed: %s", f["error"])
 	}
-	r.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
 }
 
 func TestBadFramesAreAnsweredAndTheSessionLivesOn(t *testing.T) {
@@ -172,6 +182,10 @@ func TestCallsBeforeInitializeAreInvalidRequests(t *testing.T) {
 	f := r.reply(`1`)
 	if errCode(t, f) != -32600 || !strings.Contains(string(f["error"]), "initialization") {
 		t.Errorf("tools/list before initialize: %s; want -32600 naming initialization", f["error"])
+	}
+	r.send(`{"jsonrpc":"2.0","id":"call","method":"tools/call","params":{"name":"test_fail","arguments":{}}}`)
+	if f := r.reply(`"call"`); errCode(t, f) != -32600 || !strings.Contains(string(f["error"]), "initialization") {
+		t.Errorf("tools/call before initialize: %s; want -32600 naming initialization", f["error"])
 	}
 	r.send(`{"jsonrpc":"2.0","id":2,"method":"ping"}`) // ping is allowed at any time
 	if f := r.reply(`2`); f["error"] != nil {

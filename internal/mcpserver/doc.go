@@ -56,10 +56,18 @@
 // on: not JSON -32700, batches, non-objects, bad ids, oversized lines
 // -32600. The SDK's plain errors for protocol misuse (a call before
 // initialize, a second initialize), which it would send with code 0, are
-// -32600. On EOF, in-flight calls may finish for the grace period. A
-// tools/call result is encoded once, by this package; through a
-// StreamTransport it is handed to the connection past the SDK's encoder,
-// which would re-validate it byte by byte (handoff.go).
+// -32600. On EOF, in-flight calls may finish for the grace period.
+//
+// # The direct path
+//
+// Through a StreamTransport, a tools/call of an initialized session is
+// decoded, run and answered by the connection itself (direct.go), with the
+// same handler the SDK would call: the SDK's per-call params decodings
+// (two 32 KiB buffers each), goroutines and result re-validation were most
+// of the server's CPU under load. Anything unusual (a malformed call, a
+// call before notifications/initialized, the sessionless protocol's _meta)
+// stays the SDK's. Replies that finish while another is being written go
+// out together in the next write (writer.go).
 //
 // # Protocol versions
 //

@@ -85,7 +85,8 @@ func refusal(msg string) *mcp.CallToolResult {
 	return callResult(protocol.ToolResult{Success: false, Terminal: true, Error: msg})
 }
 
-// wireResult is a tools/call result already in its JSON form. The SDK's own
+// wireResult is a tools/call result already in its JSON form, for a call
+// the SDK hands over (direct.go answers the rest itself). The SDK's own
 // CallToolResult encoding nests three MarshalJSON levels, and encoding/json
 // re-validates every level's output: a 4 KiB file was scanned five times.
 // Built here in one pass, the encoder only validates it once.
@@ -97,30 +98,52 @@ type wireResult struct {
 // MarshalJSON implements json.Marshaler.
 func (w *wireResult) MarshalJSON() ([]byte, error) { return w.json, nil }
 
-// encodeResult is r in the wire form MCP's CallToolResult has (the shape
-// callResult builds: text content blocks, structuredContent, isError,
-// _meta). With a handoff (h non-nil) the SDK gets a ticket for it.
-func encodeResult(r *mcp.CallToolResult, h *handoff) (mcp.Result, error) {
-	var b bytes.Buffer
-	if raw, ok := r.StructuredContent.(json.RawMessage); ok {
-		b.Grow(2*len(raw) + 512) // it appears twice: as JSON and as text
+// encodeResult is r in its wire form, for the SDK to send.
+func encodeResult(r *mcp.CallToolResult) (mcp.Result, error) {
+	b, err := appendResult(make([]byte, 0, resultSize(r)), r)
+	if err != nil {
+		return nil, err
 	}
-	enc := json.NewEncoder(&b)
+	return &wireResult{json: b}, nil
+}
+
+// resultSize is about the encoded size of r: the buffer appendResult fills
+// without growing.
+func resultSize(r *mcp.CallToolResult) int {
+	n := 512
+	for _, c := range r.Content {
+		if tc, ok := c.(*mcp.TextContent); ok {
+			n += len(tc.Text) + len(tc.Text)/8 // quotes and newlines are escaped
+		}
+	}
+	if raw, ok := r.StructuredContent.(json.RawMessage); ok {
+		n += len(raw)
+	}
+	return n
+}
+
+// appendResult appends r in the wire form MCP's CallToolResult has, in one
+// pass for the shape callResult builds (text content blocks,
+// structuredContent, isError, _meta); any other shape is the SDK's
+// encoding.
+func appendResult(dst []byte, r *mcp.CallToolResult) ([]byte, error) {
+	if !textOnly(r.Content) {
+		b, err := json.Marshal(r)
+		return append(dst, b...), err
+	}
+	b := bytes.NewBuffer(dst)
+	enc := json.NewEncoder(b)
 	enc.SetEscapeHTML(false)
 	b.WriteString(`{"content":[`)
 	for i, c := range r.Content {
-		tc, ok := c.(*mcp.TextContent)
-		if !ok {
-			return r, nil // not a shape this encoder knows: the SDK encodes it
-		}
 		if i > 0 {
 			b.WriteByte(',')
 		}
 		b.WriteString(`{"type":"text","text":`)
-		if err := enc.Encode(tc.Text); err != nil {
+		if err := enc.Encode(c.(*mcp.TextContent).Text); err != nil {
 			return nil, err
 		}
-		trimNewline(&b)
+		trimNewline(b)
 		b.WriteByte('}')
 	}
 	b.WriteByte(']')
@@ -136,13 +159,23 @@ func encodeResult(r *mcp.CallToolResult, h *handoff) (mcp.Result, error) {
 		if err := enc.Encode(r.Meta); err != nil {
 			return nil, err
 		}
-		trimNewline(&b)
+		trimNewline(b)
 	}
 	b.WriteByte('}')
-	if h != nil {
-		return &wireResult{json: h.hold(b.Bytes())}, nil
+	return b.Bytes(), nil
+}
+
+// textOnly reports whether every content block is text (with no
+// annotations or _meta, which callResult never sets): the shape
+// appendResult writes itself.
+func textOnly(content []mcp.Content) bool {
+	for _, c := range content {
+		tc, ok := c.(*mcp.TextContent)
+		if !ok || tc.Annotations != nil || len(tc.Meta) > 0 {
+			return false
+		}
 	}
-	return &wireResult{json: b.Bytes()}, nil
+	return true
 }
 
 // trimNewline drops the newline json.Encoder ends every value with.

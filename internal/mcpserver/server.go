@@ -54,14 +54,14 @@ type Options struct {
 // Server is an MCP server for one session (one client, as over stdio): the
 // read state, the unlocked tools and the workspace belong to it.
 type Server struct {
-	opts Options
-	log  zerolog.Logger
-	sdk  *mcp.Server
-	send mcp.MethodHandler // the SDK's sending handler (list_changed)
-	sem  chan struct{}     // tools/call in-flight cap
-	ws   *workspace
-	view *view
-	wire *handoff // results past the SDK to a StreamTransport; nil for other transports
+	opts   Options
+	log    zerolog.Logger
+	sdk    *mcp.Server
+	send   mcp.MethodHandler // the SDK's sending handler (list_changed)
+	sem    chan struct{}     // tools/call in-flight cap
+	ws     *workspace
+	view   *view
+	direct *direct // tools/call answered by a StreamTransport connection itself; nil for other transports
 
 	connected atomic.Bool
 	stop      context.Context // ends every call when Serve's context ends
@@ -149,6 +149,9 @@ func (s *Server) Serve(ctx context.Context, t mcp.Transport) error {
 		ss.Close()
 		err = <-done
 	}
+	if s.direct != nil {
+		s.direct.wait() // cancelled when the connection closed
+	}
 	if errors.Is(err, io.EOF) || errors.Is(err, mcp.ErrConnectionClosed) {
 		err = nil
 	}
@@ -161,39 +164,54 @@ func (s *Server) Connect(ctx context.Context, t mcp.Transport) (*mcp.ServerSessi
 	if !s.connected.CompareAndSwap(false, true) {
 		return nil, errors.New("mcpserver: a Server serves one session; create another Server for another client")
 	}
+	var d *direct
 	if st, ok := t.(*StreamTransport); ok {
-		s.wire = newHandoff()
+		d = &direct{s: s}
 		own := *st
-		own.wire = s.wire
+		own.direct = d
 		t = &own
 	}
-	return s.sdk.Connect(ctx, t, nil)
+	ss, err := s.sdk.Connect(ctx, t, nil)
+	if err != nil {
+		return nil, err
+	}
+	if d != nil {
+		d.session.Store(ss)
+		s.direct = d
+	}
+	return ss, nil
 }
 
 // receive is the receiving middleware: tools/list and tools/call are this
 // server's own (the SDK's tool table stays empty); the rest is the SDK's.
 func (s *Server) receive(next mcp.MethodHandler) mcp.MethodHandler {
-	return func(ctx context.Context, method string, req mcp.Request) (res mcp.Result, err error) {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		switch method {
-		case "tools/list", "tools/call":
-		default:
-			return next(ctx, method, req)
-		}
-		defer func() {
-			if p := recover(); p != nil {
-				s.log.Error().Str("method", method).Str("panic", fmt.Sprint(p)).Msg("MCP handler panicked")
-				res, err = nil, internalError("internal error in the MCP server (a bug, logged by the sidecar)")
+		case "tools/list":
+			return s.serveList(ctx, req.(*mcp.ListToolsRequest))
+		case "tools/call":
+			r, err := s.serveCall(ctx, req.(*mcp.CallToolRequest))
+			if err != nil {
+				return nil, err
 			}
-		}()
-		if method == "tools/list" {
-			r, err := s.listTools(ctx, req.(*mcp.ListToolsRequest))
-			return orNil(r, err)
+			return encodeResult(r)
 		}
-		r, err := s.callTool(ctx, req.(*mcp.CallToolRequest))
-		if err != nil {
-			return nil, err
-		}
-		return r, nil
+		return next(ctx, method, req)
+	}
+}
+
+// serveList is listTools with serveCall's panic guard.
+func (s *Server) serveList(ctx context.Context, req *mcp.ListToolsRequest) (res mcp.Result, err error) {
+	defer s.recoverHandler("tools/list", &err)
+	return orNil(s.listTools(ctx, req))
+}
+
+// recoverHandler, deferred by a handler, turns its panic into a logged
+// -32603: the session goes on.
+func (s *Server) recoverHandler(method string, err *error) {
+	if p := recover(); p != nil {
+		s.log.Error().Str("method", method).Str("panic", fmt.Sprint(p)).Msg("MCP handler panicked")
+		*err = internalError("internal error in the MCP server (a bug, logged by the sidecar)")
 	}
 }
 

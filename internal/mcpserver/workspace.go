@@ -59,8 +59,14 @@ func openWorkspace(open Opener, fromRoots bool, log zerolog.Logger, opened func(
 	return w
 }
 
-// get waits for the tools.
+// get waits for the tools. Once they are open it returns at once, with no
+// timer to arm: it runs on every call.
 func (w *workspace) get(ctx context.Context) (Tools, error) {
+	select {
+	case <-w.ready:
+		return w.outcome()
+	default:
+	}
 	t := time.NewTimer(settleWait)
 	defer t.Stop()
 	select {
@@ -71,6 +77,11 @@ func (w *workspace) get(ctx context.Context) (Tools, error) {
 		return Tools{}, internalError("the workspace is not open yet: the client must send notifications/initialized " +
 			"after the initialize reply (and answer roots/list if it declared roots)")
 	}
+	return w.outcome()
+}
+
+// outcome is the settled opening's tools or error.
+func (w *workspace) outcome() (Tools, error) {
 	if w.err != nil {
 		return Tools{}, internalError(fmt.Sprintf("the tools could not be started: %v", w.err))
 	}
