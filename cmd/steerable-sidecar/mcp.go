@@ -123,11 +123,8 @@ func (m *mcpBoot) opener(fromRoots bool) mcpserver.Opener {
 				return mcpserver.Tools{}, err
 			}
 		}
-		t, err := m.boot(root)
+		t, err := m.boot(root, !fromRoots)
 		if err != nil && !fromRoots {
-			m.mu.Lock()
-			m.err = err
-			m.mu.Unlock()
 			m.stop()
 		}
 		return t, err
@@ -151,7 +148,10 @@ func cwdNotFilesystemRoot() error {
 }
 
 // boot runs once (the server opens its workspace once); close waits for it.
-func (m *mcpBoot) boot(root string) (mcpserver.Tools, error) {
+// A failure that ends the session (fatal) is recorded before the boot
+// counts as done: failure, woken by that, must see it (it once returned
+// between the two, and a bad configuration exited 0).
+func (m *mcpBoot) boot(root string, fatal bool) (_ mcpserver.Tools, err error) {
 	m.mu.Lock()
 	if m.closed {
 		m.booting = false
@@ -163,6 +163,9 @@ func (m *mcpBoot) boot(root string) (mcpserver.Tools, error) {
 	m.mu.Unlock()
 	defer func() {
 		m.mu.Lock()
+		if err != nil && fatal {
+			m.err = err
+		}
 		m.booting = false
 		m.idle.Broadcast()
 		m.mu.Unlock()
