@@ -13,6 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/rs/zerolog"
 
+	"steerable.dev/sidecar/internal/logsink"
 	"steerable.dev/sidecar/internal/tools"
 )
 
@@ -110,7 +111,7 @@ func New(opts Options) (*Server, error) {
 	s.sdk = mcp.NewServer(&mcp.Implementation{Name: "steerable-sidecar", Title: "steerable-sidecar", Version: opts.Version},
 		&mcp.ServerOptions{
 			Instructions:            instructions,
-			Logger:                  slog.New(sdkLog{log: opts.Log}),
+			Logger:                  logsink.Slog(opts.Log, "mcp-sdk", sdkLevel),
 			InitializedHandler:      s.onInitialized,
 			RootsListChangedHandler: s.onRootsChanged,
 			Capabilities: &mcp.ServerCapabilities{
@@ -279,4 +280,13 @@ func canElicit(ss *mcp.ServerSession) bool {
 func hasRoots(ss *mcp.ServerSession) bool {
 	p := ss.InitializeParams()
 	return p != nil && p.Capabilities != nil && p.Capabilities.RootsV2 != nil
+}
+
+// sdkLevel: the SDK narrates every connection at info, which is debug
+// here, and its errors (a client's protocol misuse) are warnings.
+func sdkLevel(l slog.Level) zerolog.Level {
+	if l >= slog.LevelWarn {
+		return zerolog.WarnLevel
+	}
+	return zerolog.DebugLevel
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"strings"
 	"sync"
@@ -12,6 +13,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/rs/zerolog"
+
+	"steerable.dev/sidecar/internal/logsink"
 )
 
 // mcpVersion is the protocol revision the client asks for. Pinning it
@@ -125,7 +128,7 @@ func noiseLoggers(log zerolog.Logger) (onNoise func([]byte), onDrop func(string)
 // sidecar, decide what the server may see.
 func (s *server) client(c serverConfig) *mcp.Client {
 	return mcp.NewClient(&mcp.Implementation{Name: "steerable-sidecar", Version: c.version}, &mcp.ClientOptions{
-		Logger:                      newSlog(c.log),
+		Logger:                      logsink.Slog(c.log, "mcp-sdk", sdkLevel),
 		Capabilities:                &mcp.ClientCapabilities{},
 		MultiRoundTrip:              &mcp.MultiRoundTripOptions{Disabled: true},
 		ProgressNotificationHandler: s.progress.handle,
@@ -303,3 +306,19 @@ func (w stallWriter) Write(p []byte) (int, error) {
 }
 
 func (w stallWriter) Close() error { return w.w.Close() }
+
+// sdkLevel keeps the SDK's own records of a plugin's connection (a dropped
+// malformed tool, a jsonrpc2 internal error) at their level, tagged like
+// every other line of the plugin; its debug records are left out: it logs
+// every message at that level.
+func sdkLevel(l slog.Level) zerolog.Level {
+	switch {
+	case l >= slog.LevelError:
+		return zerolog.ErrorLevel
+	case l >= slog.LevelWarn:
+		return zerolog.WarnLevel
+	case l >= slog.LevelInfo:
+		return zerolog.InfoLevel
+	}
+	return zerolog.Disabled
+}
