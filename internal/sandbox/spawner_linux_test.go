@@ -19,7 +19,11 @@ func TestSpawnerReusesItsThreads(t *testing.T) {
 		if !s.run(func(error) { got <- unix.Gettid() }) {
 			t.Fatal("an open pool refused a job")
 		}
-		return <-got
+		id := <-got
+		// The job has answered but its thread parks just after: a job
+		// submitted before that would rightly get a new thread.
+		waitIdle(t, &s, 1)
+		return id
 	}
 	first := tid()
 	for range 5 {
@@ -40,6 +44,22 @@ func TestSpawnerReusesItsThreads(t *testing.T) {
 	s.close()
 	if s.run(func(error) {}) {
 		t.Error("a closed pool took a job")
+	}
+}
+
+// waitIdle waits until n of the pool's threads are parked.
+func waitIdle(t *testing.T, s *spawner, n int) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(time.Millisecond) {
+		s.mu.Lock()
+		k := len(s.idle)
+		s.mu.Unlock()
+		if k >= n {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d threads parked after 10s, want %d", k, n)
+		}
 	}
 }
 
