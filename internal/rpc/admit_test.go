@@ -43,8 +43,11 @@ func TestFullQueuePausesReadingThenAnswersBusy(t *testing.T) {
 	})
 	fillSlots(t, h, started, 2)
 	h.send(`{"jsonrpc":"2.0","id":3,"method":"tool.invoke","params":{"name":"sleep","arguments":{"ms":1}}}`)
-	h.send(`{"jsonrpc":"2.0","id":4,"method":"tool.invoke","params":{"name":"sleep","arguments":{"ms":1}}}`)
+	// The reader starts waiting for room once it has read 4 (the queue is
+	// then full), which may be before this goroutine runs again after the
+	// write: the clock starts before it.
 	t0 := time.Now()
+	h.send(`{"jsonrpc":"2.0","id":4,"method":"tool.invoke","params":{"name":"sleep","arguments":{"ms":1}}}`)
 	h.send(`{"jsonrpc":"2.0","id":5,"method":"tool.invoke","params":{"name":"sleep","arguments":{"ms":1}}}`)
 	h.await("5").wantError(t, protocol.CodeBusy, "busy: 2 calls are running and 2 waiting")
 	if d := time.Since(t0); d < 300*time.Millisecond {
