@@ -131,10 +131,9 @@ func TestExitCodeAndReap(t *testing.T) {
 // with its exit code; the refusal carries the final output.
 func TestWritingToAnExitedSession(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, backend string) {
-		m, _ := openManager(t, backend, Options{})
+		m, ws := openManager(t, backend, Options{})
 		s := open(t, m, "")
-		write(t, m, s.ID, "(sleep 0.2; echo last words; exit 5)\nexit 5\n", 0)
-		waitExited(t, m, s.ID)
+		exitLater(t, m, ws, s.ID, "echo last words; exit 5")
 		_, err := m.Write(context.Background(), s.ID, req("echo more\n", time.Second))
 		var exited *ExitedError
 		if !errors.As(err, &exited) || exited.Exit.Code != 5 || !strings.Contains(exited.Final.Output, "last words") {
@@ -144,6 +143,20 @@ func TestWritingToAnExitedSession(t *testing.T) {
 			t.Errorf("error %q", err)
 		}
 	})
+}
+
+// exitLater has session id run exit (commands that end the shell) once the
+// write has returned, and waits until it has: a read that saw the exit
+// would take the final output, and the session would be gone at once.
+func exitLater(t *testing.T, m *Manager, ws, id, exit string) {
+	t.Helper()
+	gate := filepath.Join(ws, "exit-now")
+	os.Remove(gate)
+	write(t, m, id, "until [ -e exit-now ]; do sleep 0.01; done; "+exit+"\n", 0)
+	if err := os.WriteFile(gate, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	waitExited(t, m, id)
 }
 
 func waitExited(t *testing.T, m *Manager, id string) {
@@ -201,7 +214,7 @@ func TestRawModeProgram(t *testing.T) {
 // The ninth session is refused with the fix; closing one, or a shell that
 // exited, makes room.
 func TestSessionLimit(t *testing.T) {
-	m, _ := openManager(t, "none", Options{MaxSessions: 3})
+	m, ws := openManager(t, "none", Options{MaxSessions: 3})
 	var ids []string
 	for range 3 {
 		ids = append(ids, open(t, m, "").ID)
@@ -215,8 +228,7 @@ func TestSessionLimit(t *testing.T) {
 		t.Fatal(err)
 	}
 	ids[0] = open(t, m, "").ID
-	write(t, m, ids[1], "exit 7\n", 0)
-	waitExited(t, m, ids[1])
+	exitLater(t, m, ws, ids[1], "exit 7")
 	open(t, m, "") // evicts the exited one
 	_, err = m.Write(context.Background(), ids[1], req("", 0))
 	if err == nil || !strings.Contains(err.Error(), "discarded to make room") {
