@@ -102,12 +102,21 @@ func TestStopHonoursTheLeadersSIGTERMHandler(t *testing.T) {
 	if d := time.Since(start); d > 2*time.Second {
 		t.Errorf("stopping a leader without a handler took %v", d)
 	}
-	out := realTempDir(t) + "/cleaned"
-	p, err = s.Start(Command{Argv: []string{"bash", "-c", `trap 'echo cleaned > ` + out + `; exit 3' TERM; while :; do sleep 0.05; done`}, Dir: s.TempDir()})
+	dir := realTempDir(t)
+	out, trapped := dir+"/cleaned", dir+"/trapped"
+	p, err = s.Start(Command{Argv: []string{"bash", "-c", `trap 'echo cleaned > ` + out + `; exit 3' TERM; : > ` + trapped + `; while :; do sleep 0.05; done`}, Dir: s.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(200 * time.Millisecond)
+	// Stop once the handler is installed (a loaded machine may take long).
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		if _, err := os.Stat(trapped); err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("bash did not install its SIGTERM handler within 10s")
+		}
+	}
 	p.Stop(5 * time.Second)
 	if exit, _ := p.Wait(); exit.Code != 3 {
 		t.Errorf("the handler did not run: %+v", exit)
