@@ -109,14 +109,10 @@ func TestStopHonoursTheLeadersSIGTERMHandler(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Stop once the handler is installed (a loaded machine may take long).
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
-		if _, err := os.Stat(trapped); err == nil {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("bash did not install its SIGTERM handler within 10s")
-		}
-	}
+	waitUntil(t, "bash has not installed its SIGTERM handler", func() bool {
+		_, err := os.Stat(trapped)
+		return err == nil
+	})
 	p.Stop(5 * time.Second)
 	if exit, _ := p.Wait(); exit.Code != 3 {
 		t.Errorf("the handler did not run: %+v", exit)

@@ -124,6 +124,17 @@ func run(t *testing.T, s *Sandbox, script string, opts RunOptions) Result {
 	return res
 }
 
+// waitUntil polls cond for up to 10 s; the test fails, saying what did not
+// happen, if it never holds.
+func waitUntil(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); !cond(); time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("after 10s: %s", what)
+		}
+	}
+}
+
 // waitGone waits up to 5 s for every process carrying marker to be gone.
 func waitGone(t *testing.T, marker string) {
 	t.Helper()

@@ -22,7 +22,11 @@ func TestSpawnerReusesItsThreads(t *testing.T) {
 		id := <-got
 		// The job has answered but its thread parks just after: a job
 		// submitted before that would rightly get a new thread.
-		waitIdle(t, &s, 1)
+		waitUntil(t, "no pool thread parked", func() bool {
+			s.mu.Lock()
+			defer s.mu.Unlock()
+			return len(s.idle) > 0
+		})
 		return id
 	}
 	first := tid()
@@ -44,22 +48,6 @@ func TestSpawnerReusesItsThreads(t *testing.T) {
 	s.close()
 	if s.run(func(error) {}) {
 		t.Error("a closed pool took a job")
-	}
-}
-
-// waitIdle waits until n of the pool's threads are parked.
-func waitIdle(t *testing.T, s *spawner, n int) {
-	t.Helper()
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(time.Millisecond) {
-		s.mu.Lock()
-		k := len(s.idle)
-		s.mu.Unlock()
-		if k >= n {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%d threads parked after 10s, want %d", k, n)
-		}
 	}
 }
 
