@@ -16,8 +16,12 @@ package shellsession
 //     stay; bytes from 0x80 up pass untouched (UTF-8 text).
 //
 // A sequence that runs past its bound (a CSI longer than maxCSI bytes, a
-// string longer than maxString) is abandoned and what follows is shown:
-// garbage must not hide the rest of the output from the model. The
+// string longer than maxString) or a string that meets a line end is
+// abandoned and what follows is shown: garbage must not hide the rest of
+// the output from the model. (A terminal would hide the lines until a BEL
+// or ST; binary output — `cat` of an image, 1 MB of /dev/urandom — opens
+// such strings by chance, and then the `echo done` after it vanished. No
+// real title, hyperlink or DCS holds a line end.) The
 // session's prompt markers (OSC promptOSC;P and ;C) are reported through
 // the mark callback as they end.
 type Stripper struct {
@@ -194,6 +198,8 @@ func (s *Stripper) inString(c byte) Mark {
 		s.state = stringEsc
 	case c == 0x18 || c == 0x1a: // CAN, SUB cancel the sequence
 		s.finish()
+	case c == '\n' || c == '\r': // a line end: garbage, not a string
+		s.reject()
 	case s.n > maxString:
 		s.reject()
 	case s.oscLen >= 0 && s.oscLen < len(s.osc):

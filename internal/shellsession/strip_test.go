@@ -61,6 +61,8 @@ func TestStripper(t *testing.T) {
 		{"an overlong CSI is abandoned", "\x1b[" + strings.Repeat("1", maxCSI+10) + "m", strings.Repeat("1", 10) + "m", nil},
 		{"an unterminated OSC hides at most maxString bytes", "\x1b]0;" + strings.Repeat("x", maxString+5), strings.Repeat("x", 7), nil},
 		{"ESC at the very end waits", "a\x1b", "a", nil},
+		{"a line end abandons an OSC: binary output cannot hide the lines after it", "\x1b]\x93\xff\nafter-garbage\r\n\x1b]6973;P\x07", "\nafter-garbage\n", []Mark{MarkPrompt}},
+		{"a line end abandons a DCS", "\x1bPq\r\ndone\n", "\ndone\n", nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got, marks := strip(tc.in)
