@@ -19,10 +19,12 @@ func TestBadServersFailLoudAndBounded(t *testing.T) {
 		opts  func(*Options)
 		want  string // in the load error; "" = loads
 	}{
-		{"no-init", []string{"-raw", "no-init"}, func(o *Options) { o.StartTimeout = 500 * time.Millisecond },
-			"did not answer initialize and tools/list within 500 ms (STEERABLE_PLUGIN_START_TIMEOUT_MS)"},
-		{"slow-handshake", []string{"-slow-start", "3s"}, func(o *Options) { o.StartTimeout = 500 * time.Millisecond },
-			"did not answer initialize and tools/list within 500 ms"},
+		// The good plugin beside it has the same start timeout: 2 s is short
+		// for a test, long for a loaded machine to start a server.
+		{"no-init", []string{"-raw", "no-init"}, func(o *Options) { o.StartTimeout = 2 * time.Second },
+			"did not answer initialize and tools/list within 2000 ms (STEERABLE_PLUGIN_START_TIMEOUT_MS)"},
+		{"slow-handshake", []string{"-slow-start", "10s"}, func(o *Options) { o.StartTimeout = 2 * time.Second },
+			"did not answer initialize and tools/list within 2000 ms"},
 		{"exit-at-start", []string{"-exit-at-start"}, nil,
 			`exited during start-up (exit status 3); its stderr ends: "mcp-test-server: cannot open the database: permission denied"`},
 		{"huge-list", []string{"-raw", "huge-list", "-tools", "5000"}, func(o *Options) { o.MaxTools = 1000 },
