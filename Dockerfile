@@ -34,12 +34,13 @@ RUN apt-get update \
  && apt-get install -y --no-install-recommends bubblewrap python3 bash ca-certificates \
  && rm -rf /var/lib/apt/lists/* \
  && useradd --create-home --uid 10001 agent \
- && mkdir -p /workspace \
- && chmod 1777 /home/agent /workspace
+ && mkdir -p /workspace /home/agent/.local/state \
+ && chmod 1777 /home/agent /home/agent/.local /home/agent/.local/state /workspace
 COPY --from=build /out/steerable-sidecar /usr/local/bin/steerable-sidecar
 USER agent
 # Any --user can keep its state here (HOME is / for a uid without a passwd
-# entry).
+# entry). A named volume mounted on /home/agent/.local/state takes this
+# directory's mode when first created, so any --user can write it.
 ENV HOME=/home/agent
 WORKDIR /workspace
 # The host drives the sidecar over stdin/stdout: run with `docker run -i`.
