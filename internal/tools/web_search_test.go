@@ -39,8 +39,8 @@ func TestWebSearchTool(t *testing.T) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
-	if stub.seen.MaxResults != 5 {
-		t.Errorf("max_results not bounded: %d", stub.seen.MaxResults)
+	if stub.seen.MaxResults != web.MaxSearchResults {
+		t.Errorf("max_results 50 reached the provider as %d, want it clamped to %d", stub.seen.MaxResults, web.MaxSearchResults)
 	}
 
 	stub.err = errors.New("backend down")
