@@ -283,3 +283,23 @@ func BenchmarkLoad(b *testing.B) {
 		Load(env)
 	}
 }
+
+// FuzzEachTag: every key and value the one-pass tag reader yields is the
+// one reflect.StructTag.Lookup finds for that key.
+func FuzzEachTag(f *testing.F) {
+	for _, s := range []string{`env:"A" help:"x \"y\" z"`, `a:"\\" b:"c"`, `a:"x`, `a:"\x41" b:""`, `k:"v\\\\" z:"w"`, ` a:"b"  c:"d"`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, tag string) {
+		seen := map[string]bool{}
+		eachTag(tag, func(key, value string) {
+			if seen[key] {
+				return
+			}
+			seen[key] = true
+			if want, ok := reflect.StructTag(tag).Lookup(key); !ok || want != value {
+				t.Fatalf("tag %q: eachTag gave %s=%q, Lookup %q, %v", tag, key, value, want, ok)
+			}
+		})
+	})
+}

@@ -27,11 +27,10 @@ const testPrefix = "STEERABLE_TEST_"
 func unknown(environ map[string]string) []Problem {
 	var out []Problem
 	for name := range environ {
-		upper := strings.ToUpper(name)
-		if !strings.HasPrefix(upper, prefix) || strings.HasPrefix(upper, testPrefix) || slices.Contains(notConfiguration, name) || known()[name] {
+		if !hasPrefixFold(name, prefix) || hasPrefixFold(name, testPrefix) || slices.Contains(notConfiguration, name) || known()[name] {
 			continue
 		}
-		out = append(out, Problem{Var: name, Unknown: true, Suggestion: nearest(upper)})
+		out = append(out, Problem{Var: name, Unknown: true, Suggestion: nearest(strings.ToUpper(name))})
 	}
 	slices.SortFunc(out, func(a, b Problem) int { return strings.Compare(a.Var, b.Var) })
 	return out
@@ -66,4 +65,10 @@ func nearest(upper string) string {
 		}
 	}
 	return ""
+}
+
+// hasPrefixFold is strings.HasPrefix ignoring case, without upper-casing
+// every name of the environment.
+func hasPrefixFold(s, prefix string) bool {
+	return len(s) >= len(prefix) && strings.EqualFold(s[:len(prefix)], prefix)
 }

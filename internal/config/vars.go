@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"unicode/utf8"
 )
 
 // Var describes one environment variable, read from Config's struct tags.
@@ -163,23 +164,47 @@ func eachTag(tag string, fn func(key, value string)) {
 		}
 		key := tag[:i]
 		tag = tag[i+1:]
-		i = 1
-		for i < len(tag) && tag[i] != '"' {
-			if tag[i] == '\\' {
-				i++
-			}
-			i++
-		}
-		if i >= len(tag) {
+		end := closingQuote(tag)
+		if end < 0 {
 			return
 		}
-		value, err := strconv.Unquote(tag[:i+1])
-		if err != nil {
+		value, ok := unquote(tag[:end+1])
+		if !ok {
 			return
 		}
-		tag = tag[i+1:]
+		tag = tag[end+1:]
 		fn(key, value)
 	}
+}
+
+// closingQuote returns the index of the quote that closes the string
+// opening q (q[0] is '"'), or -1.
+func closingQuote(q string) int {
+	for i := 1; ; {
+		j := strings.IndexByte(q[i:], '"')
+		if j < 0 {
+			return -1
+		}
+		i += j
+		backslashes := 0
+		for k := i - 1; k > 0 && q[k] == '\\'; k-- {
+			backslashes++
+		}
+		if backslashes%2 == 0 {
+			return i
+		}
+		i++
+	}
+}
+
+// unquote is strconv.Unquote, skipped for the common value that it would
+// return as it is (no escape or newline, valid UTF-8).
+func unquote(q string) (string, bool) {
+	if strings.IndexByte(q, '\\') < 0 && strings.IndexByte(q, '\n') < 0 && utf8.ValidString(q) {
+		return q[1 : len(q)-1], true
+	}
+	v, err := strconv.Unquote(q)
+	return v, err == nil
 }
 
 // Table lists every variable with its help, default and allowed values,
