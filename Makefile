@@ -10,7 +10,7 @@ FUZZTIME ?= 10s
 # The release targets (SPEC §5): every one static (CGO_ENABLED=0) and stripped.
 TARGETS := linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 windows/amd64 windows/arm64
 
-.PHONY: build run test vet lint fuzz bench examples clean release cross
+.PHONY: build run test vet lint fuzz bench examples clean release cross docker
 
 ## build: a static binary in bin/
 build:
@@ -27,6 +27,10 @@ release:
 	done
 	cd dist && if command -v sha256sum >/dev/null; then sha256sum steerable-sidecar-*; else shasum -a 256 steerable-sidecar-*; fi > SHA256SUMS
 	@cat dist/SHA256SUMS
+
+## docker: the container image, stamped with the version and commit from git (the context has no .git)
+docker:
+	docker build --build-arg VERSION=$(VERSION) --build-arg COMMIT=$(COMMIT) -t steerable-sidecar:$(VERSION) -t steerable-sidecar .
 
 ## cross: build every package for the six targets and vet darwin and windows (no unix-only call lands)
 cross:

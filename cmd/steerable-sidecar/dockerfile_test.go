@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -88,39 +89,77 @@ func copiesBeforeDownload(t *testing.T, dockerfile string) []dockerCopy {
 	return nil
 }
 
-// dockerIgnored reads the .dockerignore entries (plain paths; this
-// repository uses no patterns).
-func dockerIgnored(t *testing.T, path string) []string {
+// dockerIgnore is the .dockerignore of the build context: patterns in
+// Docker's syntax (path.Match per segment, "**" for any number of
+// segments, a leading "/" meaning the context's root). A pattern that
+// matches a directory leaves out everything below it.
+type dockerIgnore [][]string
+
+func dockerIgnored(t *testing.T, path string) dockerIgnore {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil
 	}
-	var out []string
+	var out dockerIgnore
 	for _, line := range strings.Split(string(b), "\n") {
-		if line = strings.TrimSpace(line); line != "" && !strings.HasPrefix(line, "#") {
-			out = append(out, strings.TrimSuffix(line, "/"))
+		line = strings.TrimSpace(line)
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
 		}
+		if strings.HasPrefix(line, "!") {
+			t.Fatalf(".dockerignore: exceptions (%s) are not understood by this test", line)
+		}
+		out = append(out, strings.Split(strings.Trim(filepath.ToSlash(line), "/"), "/"))
 	}
 	return out
 }
 
+// excludes reports whether rel (slash-separated, relative to the context)
+// is left out of the build context.
+func (d dockerIgnore) excludes(rel string) bool {
+	segs := strings.Split(strings.Trim(filepath.ToSlash(rel), "/"), "/")
+	for _, pat := range d {
+		for n := 1; n <= len(segs); n++ {
+			if matchSegments(pat, segs[:n]) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func matchSegments(pat, segs []string) bool {
+	switch {
+	case len(pat) == 0:
+		return len(segs) == 0
+	case pat[0] == "**":
+		for i := 0; i <= len(segs); i++ {
+			if matchSegments(pat[1:], segs[i:]) {
+				return true
+			}
+		}
+		return false
+	case len(segs) == 0:
+		return false
+	}
+	ok, err := path.Match(pat[0], segs[0])
+	return err == nil && ok && matchSegments(pat[1:], segs[1:])
+}
+
 // copyTree copies the file or tree src of the build context root to dst,
 // leaving out what .dockerignore keeps out of the context.
-func copyTree(t *testing.T, root, src, dst string, ignored []string) {
+func copyTree(t *testing.T, root, src, dst string, ignored dockerIgnore) {
 	t.Helper()
 	from := filepath.Join(root, src)
 	err := filepath.Walk(from, func(p string, fi os.FileInfo, err error) error {
 		if err != nil {
 			return err
 		}
-		inContext, _ := filepath.Rel(root, p)
-		for _, ig := range ignored {
-			if inContext == ig || strings.HasPrefix(inContext, ig+"/") {
-				if fi.IsDir() {
-					return filepath.SkipDir
-				}
-				return nil
+		if inContext, _ := filepath.Rel(root, p); ignored.excludes(inContext) {
+			if fi.IsDir() {
+				return filepath.SkipDir
 			}
+			return nil
 		}
 		rel, _ := filepath.Rel(from, p)
 		target := filepath.Join(dst, rel)

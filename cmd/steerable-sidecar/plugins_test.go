@@ -11,8 +11,11 @@ package main
 //	wait-tool NAME             poll tool.list (≤ waitTimeout) until NAME is registered (list_changed is applied
 //	                           asynchronously)
 //	stderr-has TEXT            wait (≤ waitTimeout) until the sidecar's stderr holds TEXT
-//	[mcpnpm]                   condition: the npm MCP servers are installed in bench/.cache/plugins
-//	                           ($MCP_NODE_MODULES; .ci/run installs them)
+//	[mcpnpm]                   condition: node and the npm MCP servers are installed where a
+//	                           bwrap-confined plugin can read them ($MCP_NODE_MODULES, else
+//	                           bench/.cache/plugins; .ci/run installs them)
+//	npm-servers-hint           set $NPM_SERVERS_HINT to why [mcpnpm] is false and a command that
+//	                           works from this checkout, for the script's skip message
 //
 // With SIDECAR_TEST_COMPILED_PLUGIN=1 the sidecar gets one compiled-in
 // plugin, "greeter" (the example of plugins.Compiled).
@@ -80,12 +83,49 @@ func npmModules() string {
 	return abs
 }
 
-// npmServersInstalled is [mcpnpm].
-func npmServersInstalled() bool {
-	_, err := exec.LookPath("node")
-	_, err2 := os.Stat(filepath.Join(npmModules(), "@modelcontextprotocol/server-everything/dist/index.js"))
-	_, err3 := os.Stat(filepath.Join(npmModules(), "@modelcontextprotocol/server-filesystem/dist/index.js"))
-	return err == nil && err2 == nil && err3 == nil
+// npmServers are the third-party servers plugin_third_party runs, pinned
+// as .ci/run pins them.
+var npmServers = []string{"@modelcontextprotocol/server-everything@2026.8.31", "@modelcontextprotocol/server-filesystem@2026.8.31"}
+
+// npmServersHint is why the npm servers cannot run here ("" when they
+// can): node missing, the servers missing, or installed below /tmp, which
+// bwrap's private /tmp hides from a plugin. The hint names a command that
+// works from this checkout.
+func npmServersHint() string {
+	if _, err := exec.LookPath("node"); err != nil {
+		return "node is not installed (apt-get install nodejs npm)"
+	}
+	modules := npmModules()
+	missing := false
+	for _, s := range npmServers {
+		name := s[:strings.LastIndex(s, "@")]
+		if _, err := os.Stat(filepath.Join(modules, name, "dist/index.js")); err != nil {
+			missing = true
+		}
+	}
+	hidden := modules == "/tmp" || strings.HasPrefix(modules, "/tmp/")
+	if !missing && !hidden {
+		return ""
+	}
+	prefix, env := filepath.Dir(modules), ""
+	if hidden {
+		cache, err := os.UserCacheDir()
+		if err != nil {
+			cache = "/var/tmp"
+		}
+		prefix = filepath.Join(cache, "steerable-sidecar", "ci-plugins")
+		env = "MCP_NODE_MODULES=" + filepath.Join(prefix, "node_modules") + " "
+	}
+	why := "the npm MCP servers are not installed"
+	if !missing {
+		why = "the npm MCP servers are installed below /tmp, which a plugin under bwrap does not see (its /tmp is private)"
+	}
+	return fmt.Sprintf("%s: run `npm install --prefix %s %s`, then the tests with `%sgo test ./cmd/steerable-sidecar` (.ci/run does both)",
+		why, prefix, strings.Join(npmServers, " "), env)
+}
+
+func cmdNPMServersHint(ts *testscript.TestScript, neg bool, args []string) {
+	ts.Setenv("NPM_SERVERS_HINT", npmServersHint())
 }
 
 func cmdStderrHas(ts *testscript.TestScript, neg bool, args []string) {

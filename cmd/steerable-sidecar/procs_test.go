@@ -89,7 +89,7 @@ func serve(ts *testscript.TestScript, ln net.Listener) {
 func scriptCondition(cond string) (bool, error) {
 	switch cond {
 	case "mcpnpm":
-		return npmServersInstalled(), nil
+		return npmServersHint() == "", nil
 	case "landlock":
 		abi, err := llsys.LandlockGetABIVersion()
 		return err == nil && abi > 0, nil

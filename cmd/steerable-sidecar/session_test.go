@@ -110,6 +110,7 @@ var sessionCmds = map[string]func(ts *testscript.TestScript, neg bool, args []st
 	"mcp":           cmdMCP,
 
 	"install-mcp-test-server": cmdInstallMCPTestServer,
+	"npm-servers-hint":        cmdNPMServersHint,
 	"stderr-has":              cmdStderrHas,
 	"wait-tool":               cmdWaitTool,
 }

@@ -37,6 +37,10 @@ func parseGlob(p string) (globPattern, error) {
 	switch {
 	case p == "":
 		return globPattern{}, fmt.Errorf("%w: pass a glob such as \"**/*.go\"", ErrEmptyPattern)
+	case strings.TrimSpace(p) == "":
+		// A name can hold spaces, but no one means a file named only
+		// blanks: this is an empty pattern a model padded.
+		return globPattern{}, fmt.Errorf("%w (white space only): pass a glob such as \"**/*.go\"", ErrEmptyPattern)
 	case len(p) > MaxPatternBytes:
 		return globPattern{}, fmt.Errorf("%w: the pattern is %d bytes, over the %d-byte limit", ErrBadGlob, len(p), MaxPatternBytes)
 	case !doublestar.ValidatePattern(p):

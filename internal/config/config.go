@@ -81,7 +81,7 @@ type Web struct {
 	FetchMaxBytes     Bytes  `env:"STEERABLE_WEB_FETCH_MAX_BYTES" envDefault:"1000000" range:"1..100000000" feature:"web" help:"bytes of body web_fetch reads before truncating"`
 	FetchMaxRedirects int    `env:"STEERABLE_WEB_FETCH_MAX_REDIRECTS" envDefault:"5" range:"0..20" feature:"web" help:"same-origin redirects web_fetch follows"`
 	SearchTimeoutMs   Millis `env:"STEERABLE_WEB_SEARCH_TIMEOUT_MS" envDefault:"30000" range:"1..600000" feature:"web" help:"web_search timeout per call"`
-	SearchMaxResults  int    `env:"STEERABLE_WEB_SEARCH_MAX_RESULTS" envDefault:"8" range:"1..20" feature:"web" help:"ceiling for web_search max_results"`
+	SearchMaxResults  int    `env:"STEERABLE_WEB_SEARCH_MAX_RESULTS" envDefault:"8" range:"1..20" feature:"web" help:"results of a web_search call that names no max_results (a call may ask for up to 20)"`
 	SessionSearchCap  int    `env:"STEERABLE_WEB_SESSION_SEARCH_CAP" envDefault:"200" range:"0..1000000" feature:"web" help:"web_search calls per session (0 = no cap)"`
 	SessionFetchCap   int    `env:"STEERABLE_WEB_SESSION_FETCH_CAP" envDefault:"0" range:"0..1000000" feature:"web" help:"web_fetch calls per session (0 = no cap)"`
 	AllowedDomains    List   `env:"STEERABLE_WEB_ALLOWED_DOMAINS" feature:"web" help:"hosts (and their subdomains) the web tools may reach; empty = every public host"`

@@ -69,6 +69,14 @@ func (m *Manager) logFor(name string) zerolog.Logger {
 	return m.log.With().Str("plugin", name).Logger()
 }
 
+// warnUnused logs the keys of a plugin's entry that this sidecar ignores.
+func (m *Manager) warnUnused(s Spec) {
+	if len(s.Warnings) > 0 {
+		log := m.logFor(s.Name)
+		log.Warn().Strs("keys", s.Warnings).Str("origin", s.Origin).Msg("plugin manifest keys not used by steerable-sidecar")
+	}
+}
+
 // Load discovers the sources in order and loads their plugins. Servers
 // start concurrently, a few at a time, then register in load order, so
 // which of two conflicting plugins wins never depends on which started
@@ -88,11 +96,8 @@ func (m *Manager) Load(ctx context.Context, sources ...Source) error {
 				errs = append(errs, m.problem(s.Name, fmt.Sprintf("plugin %q from %s: a plugin of that name was already loaded from %s; give one of them another name", s.Name, s.Origin, prev.spec.Origin)))
 				continue
 			}
-			if len(s.Warnings) > 0 {
-				log := m.logFor(s.Name)
-				log.Warn().Strs("keys", s.Warnings).Str("origin", s.Origin).Msg("plugin manifest keys not used by steerable-sidecar")
-			}
-			p := &plugin{spec: s, m: m, state: protocol.PluginDisabled}
+			m.warnUnused(s)
+			p := &plugin{name: s.Name, spec: s, src: src, m: m, state: protocol.PluginDisabled}
 			p.op.Lock() // until loaded: a lifecycle call waits for the boot's outcome
 			fresh = append(fresh, p)
 		}
@@ -180,7 +185,7 @@ func (m *Manager) named(name string, more []*plugin) *plugin {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	for _, p := range append(slices.Clone(m.plugins), more...) {
-		if p.spec.Name == name {
+		if p.name == name {
 			return p
 		}
 	}
@@ -274,8 +279,10 @@ func (m *Manager) Unload(ctx context.Context, name string) (protocol.PluginRecor
 	})
 }
 
-// Reload restarts a plugin's server and swaps its tools. The checks run in
-// the order of SPEC §4.7: unknown, not reloadable, disabled.
+// Reload re-reads a plugin's entry, restarts its server and swaps its
+// tools. The checks run in the order of SPEC §4.7: unknown, not
+// reloadable, disabled; an entry invalid at boot may be fixed and
+// reloaded.
 func (m *Manager) Reload(ctx context.Context, name string) (protocol.PluginRecord, error) {
 	return m.op(ctx, name, func(ctx context.Context, p *plugin) error {
 		switch {
@@ -283,8 +290,6 @@ func (m *Manager) Reload(ctx context.Context, name string) (protocol.PluginRecor
 			return stateErr(name, "plugin %q is compiled in and cannot be reloaded (there is no process to restart)", name)
 		case p.currentState() == protocol.PluginDisabled:
 			return stateErr(name, "plugin %q is disabled; enable it before reloading (plugin.enable)", name)
-		case p.spec.Invalid != nil:
-			return loadErr(p.spec, "%v", p.spec.Invalid)
 		}
 		return p.reload(ctx)
 	})

@@ -27,7 +27,9 @@ import (
 // refresh after list_changed); mu guards the fields, which plugin.list
 // reads while an operation runs.
 type plugin struct {
-	spec Spec
+	name string // spec.Name, which never changes: read without a lock
+	spec Spec   // written with op and mu held (reload re-reads it)
+	src  Source // where spec came from; reload asks it again
 	m    *Manager
 	op   sync.Mutex
 
@@ -240,17 +242,54 @@ func (p *plugin) enable(ctx context.Context) error {
 	return err
 }
 
-// reload starts a new server before touching the registry, then swaps the
-// tools (op held; state enabled or failed). A failure leaves the old tools
-// and server as they were.
+// reload re-reads the plugin's manifest or config entry, so edited
+// arguments or environment take effect, starts a new server before
+// touching the registry, then swaps the tools (op held; state enabled or
+// failed). A failure — an entry now invalid or gone included — leaves the
+// old spec, tools and server as they were.
 func (p *plugin) reload(ctx context.Context) error {
-	err := p.up(p.launch(ctx))
+	next, err := p.reread(ctx)
+	if err == nil {
+		prev := p.setSpec(next)
+		if err = p.up(p.launch(ctx)); err != nil {
+			p.setSpec(prev)
+		}
+	}
 	if err != nil {
 		p.mu.Lock()
 		p.err = "reload failed, the previous tools are kept: " + errText(err)
 		p.mu.Unlock()
 	}
 	return err
+}
+
+// reread is the plugin's entry as its source describes it now.
+func (p *plugin) reread(ctx context.Context) (Spec, error) {
+	if p.src == nil {
+		return p.spec, nil
+	}
+	specs, err := p.src.Discover(ctx)
+	if err != nil {
+		return Spec{}, loadErr(p.spec, "re-reading it: %v", err)
+	}
+	for _, s := range specs {
+		if s.Name != p.spec.Name {
+			continue
+		}
+		if s.Invalid != nil {
+			return Spec{}, loadErr(s, "its entry is now invalid: %v", s.Invalid)
+		}
+		p.m.warnUnused(s)
+		return s, nil
+	}
+	return Spec{}, loadErr(p.spec, "%s no longer has it; plugin.unload removes it", p.src.Name())
+}
+
+func (p *plugin) setSpec(s Spec) (prev Spec) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	prev, p.spec = p.spec, s
+	return prev
 }
 
 // disable removes the tools at once, then stops the server (op held).
@@ -294,11 +333,11 @@ func (p *plugin) died(srv *server) {
 	current := p.srv == srv && p.state == protocol.PluginEnabled
 	if current {
 		p.state = protocol.PluginFailed
-		p.err = why + fmt.Sprintf("; reload it with plugin.reload {\"name\":%q}", p.spec.Name)
+		p.err = why + fmt.Sprintf("; reload it with plugin.reload {\"name\":%q}", p.name)
 	}
 	p.mu.Unlock()
 	if current {
-		log := p.m.logFor(p.spec.Name)
+		log := p.m.logFor(p.name)
 		log.Error().Str("reason", why).Msg("plugin failed; its tools answer errors until plugin.reload")
 	}
 }

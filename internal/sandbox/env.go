@@ -118,6 +118,10 @@ func (r EnvRules) Filter(policy EnvPolicy, environ []string) (kept, dropped []st
 
 func (r EnvRules) allows(policy EnvPolicy, name, value string) bool {
 	switch {
+	case policy == EnvAllowlist && strings.HasPrefix(name, "PYTHON"):
+		// Not even through Pass: PYTHONPATH and its kin choose what the
+		// runner imports (SPEC §4.6).
+		return false
 	case slices.Contains(r.Pass, name):
 		return true
 	case policy == EnvAllowlist:

@@ -59,6 +59,9 @@ func TestEnvRulesFilter(t *testing.T) {
 		{"run_code", EnvRules{}, EnvAllowlist,
 			[]string{"PATH=/bin", "HOME=/h", "LC_ALL=C", "LANG=en", "TMPDIR=/old", "PYTHONDONTWRITEBYTECODE=1"},
 			[]string{"OPENAI_API_KEY", "EDITOR", "PYTHONPATH", "GITHUB_TOKEN", "SSH_AUTH_SOCK", "TERM"}},
+		{"run_code never gets PYTHONPATH, even passed", EnvRules{Pass: []string{"PYTHONPATH", "EDITOR"}}, EnvAllowlist,
+			[]string{"PATH=/bin", "HOME=/h", "LC_ALL=C", "LANG=en", "EDITOR=vi", "TMPDIR=/old", "PYTHONDONTWRITEBYTECODE=1"},
+			[]string{"OPENAI_API_KEY", "PYTHONPATH", "GITHUB_TOKEN", "SSH_AUTH_SOCK", "TERM"}},
 	}
 	for _, tt := range tests {
 		kept, dropped := tt.rules.Filter(tt.policy, environ)

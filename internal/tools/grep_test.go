@@ -87,6 +87,7 @@ func TestSearchToolRefusals(t *testing.T) {
 	h.refused("grep", map[string]any{"query": "x", "context": 11}, "/context")
 	h.refused("grep", map[string]any{"query": "x", "output": "lines"}, "/output")
 	h.refused("glob", map[string]any{"pattern": ""}, "pattern is empty")
+	h.refused("glob", map[string]any{"pattern": "  \t"}, "pattern is empty (white space only)")
 	h.refused("glob", map[string]any{"pattern": "src/{a,b"}, "invalid glob pattern")
 	h.refused("glob", map[string]any{"pattern": "*", "limit": 0}, "/limit")
 }

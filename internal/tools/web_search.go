@@ -18,7 +18,7 @@ type webSearchArgs struct {
 
 const webSearchSchema = `{"type":"object","properties":{
 "query":{"type":"string","minLength":1,"description":"the search query"},
-"max_results":{"type":"integer","minimum":1,"description":"how many results to return (capped by the configured maximum)"},
+"max_results":{"type":"integer","minimum":1,"description":"how many results to return (default: the configured STEERABLE_WEB_SEARCH_MAX_RESULTS; at most 20)"},
 "allowed_domains":{"type":"array","items":{"type":"string"},"description":"only return results from these domains (and their subdomains)"},
 "blocked_domains":{"type":"array","items":{"type":"string"},"description":"never return results from these domains (and their subdomains)"}},
 "required":["query"],"additionalProperties":false}`

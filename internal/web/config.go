@@ -9,7 +9,7 @@ type Config struct {
 	FetchMaxBytes     int64
 	FetchMaxRedirects int
 	SearchTimeout     time.Duration
-	SearchMaxResults  int
+	SearchMaxResults  int // results of a call that names no max_results
 	SessionSearchCap  int
 	SessionFetchCap   int
 	AllowedDomains    []string

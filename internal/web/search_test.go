@@ -73,10 +73,22 @@ func TestTavily(t *testing.T) {
 	if auth != "Bearer tvly-test" {
 		t.Errorf("Authorization %q", auth)
 	}
-	wantReq := map[string]any{"query": "go landlock", "max_results": 5.0, "search_depth": "basic",
+	wantReq := map[string]any{"query": "go landlock", "max_results": 5.0,
 		"include_domains": []any{"landlock.io", "pkg.go.dev", "ads.example.com"}, "exclude_domains": []any{"ads.example.com"}}
 	if diff := cmp.Diff(wantReq, got); diff != "" {
 		t.Errorf("request (-want +got):\n%s", diff)
+	}
+	// Without domain lists the request carries the query and the count and
+	// nothing else, as the original's did.
+	cfg.BlockedDomains, got = nil, nil
+	if p, err = web.NewProvider(cfg, nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := search(t, newSearcher(t, cfg, p), web.SearchRequest{Query: "go landlock"}); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(map[string]any{"query": "go landlock", "max_results": 8.0}, got); diff != "" {
+		t.Errorf("request without domain lists (-want +got):\n%s", diff)
 	}
 }
 
@@ -250,7 +262,7 @@ func TestSearcherBounds(t *testing.T) {
 	if diff := cmp.Diff([]string{"https://b.example/"}, urls(res.Results)); diff != "" {
 		t.Errorf("call lists (-want +got):\n%s", diff)
 	}
-	if stub.seen.MaxResults != 3 || cmp.Diff([]string{"b.example", "c.example"}, stub.seen.AllowedDomains) != "" || cmp.Diff([]string{"c.example"}, stub.seen.BlockedDomains) != "" {
+	if stub.seen.MaxResults != web.MaxSearchResults || cmp.Diff([]string{"b.example", "c.example"}, stub.seen.AllowedDomains) != "" || cmp.Diff([]string{"c.example"}, stub.seen.BlockedDomains) != "" {
 		t.Errorf("provider saw %+v", stub.seen)
 	}
 	if r := res.Results[0]; r.Title != "b title" || len(r.Snippet) != 1000+len("…") {
@@ -259,6 +271,12 @@ func TestSearcherBounds(t *testing.T) {
 	res, _ = search(t, s, web.SearchRequest{Query: "q"})
 	if len(res.Results) != 3 {
 		t.Errorf("default max: %d", len(res.Results))
+	}
+	// The configured number is the default, not a ceiling: a call may ask
+	// for more, up to MaxSearchResults.
+	res, _ = search(t, s, web.SearchRequest{Query: "q", MaxResults: 5})
+	if len(res.Results) != 5 || stub.seen.MaxResults != 5 {
+		t.Errorf("asked for 5 with a default of 3: got %d, the provider was asked for %d", len(res.Results), stub.seen.MaxResults)
 	}
 	for _, bad := range []web.SearchRequest{{Query: ""}, {Query: strings.Repeat("q", 2001)}, {Query: "q", MaxResults: -1}, {Query: "q", AllowedDomains: []string{"bad host"}}} {
 		if _, err := search(t, s, bad); !errors.Is(err, web.ErrBadQuery) {

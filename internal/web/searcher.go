@@ -102,8 +102,13 @@ func (e *SearchTimeoutError) Error() string {
 
 func (e *SearchTimeoutError) Unwrap() error { return context.DeadlineExceeded }
 
+// MaxSearchResults is the most results one web_search call may ask for;
+// search_max_results is what a call gets when it names no number.
+const MaxSearchResults = 20
+
 // query validates the call and builds what the provider sees: max_results
-// bounded by search_max_results, the call's domain lists checked, and the
+// (search_max_results by default, at most MaxSearchResults), the call's
+// domain lists checked, and the
 // lists the provider may apply natively (the call's allow-list, else the
 // configured one; both block-lists).
 func (s *Searcher) query(r SearchRequest) (Query, Policy, error) {
@@ -118,8 +123,10 @@ func (s *Searcher) query(r SearchRequest) (Query, Policy, error) {
 	switch {
 	case n < 0:
 		return Query{}, Policy{}, fmt.Errorf("%w: max_results must be at least 1", ErrBadQuery)
-	case n == 0 || n > s.cfg.SearchMaxResults:
+	case n == 0:
 		n = s.cfg.SearchMaxResults
+	case n > MaxSearchResults:
+		n = MaxSearchResults
 	}
 	call, err := NewPolicy(r.AllowedDomains, r.BlockedDomains, "allowed_domains", "blocked_domains")
 	if err != nil {

@@ -29,7 +29,6 @@ func (*Tavily) Name() string { return ProviderTavily }
 type tavilyRequest struct {
 	Query          string   `json:"query"`
 	MaxResults     int      `json:"max_results"`
-	SearchDepth    string   `json:"search_depth"`
 	IncludeDomains []string `json:"include_domains,omitempty"`
 	ExcludeDomains []string `json:"exclude_domains,omitempty"`
 }
@@ -45,7 +44,7 @@ type tavilyResponse struct {
 // Search implements Provider.
 func (t *Tavily) Search(ctx context.Context, q Query) ([]Result, error) {
 	body, _ := json.Marshal(tavilyRequest{
-		Query: q.Text, MaxResults: q.MaxResults, SearchDepth: "basic",
+		Query: q.Text, MaxResults: q.MaxResults,
 		IncludeDomains: q.AllowedDomains, ExcludeDomains: q.BlockedDomains,
 	})
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, t.base+"/search", bytes.NewReader(body))
