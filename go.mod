@@ -7,6 +7,7 @@ require (
 	github.com/aymanbagabas/go-udiff v0.4.2
 	github.com/blevesearch/bleve/v2 v2.6.3
 	github.com/bmatcuk/doublestar/v4 v4.10.4
+	github.com/caarlos0/env/v11 v11.4.2
 	github.com/creack/pty v1.1.24
 	github.com/google/go-cmp v0.7.0
 	github.com/landlock-lsm/go-landlock v0.11.2
@@ -46,3 +47,5 @@ require (
 )
 
 replace github.com/santhosh-tekuri/jsonschema/v6 => ./third_party/jsonschema
+
+replace github.com/caarlos0/env/v11 => ./third_party/env

@@ -121,13 +121,10 @@ func boot(flags commonFlags, strict bool, stderr io.Writer) (_ *app, err error) 
 			logs.Close(logFlushWait) // what was logged comes before the caller's message
 		}
 	}()
-	cfg, problems := config.Load(config.Environ())
-	if strict && len(problems) > 0 {
-		var msgs []string
-		for _, p := range problems {
-			msgs = append(msgs, p.Error())
-		}
-		return nil, &bootError{"invalid configuration:\n  " + strings.Join(msgs, "\n  ")}
+	environ := config.Environ()
+	cfg, problems := config.Load(environ)
+	if err := config.FatalError(config.Fatal(problems, strict)); err != nil {
+		return nil, &bootError{err.Error()}
 	}
 	a := &app{cfg: cfg, log: log, logs: logs, checks: map[string]protocol.Check{}, strict: strict, pluginGrace: pluginStopGrace,
 		closing: make(chan struct{})}
@@ -135,25 +132,35 @@ func boot(flags commonFlags, strict bool, stderr io.Writer) (_ *app, err error) 
 	if flags.noWebTools {
 		a.cfg.Web.Disabled = "--no-web-tools"
 	}
-	ws, err := workspace(flags.cwd, cfg.Workspace)
+	cwd, err := config.ExpandPath(flags.cwd, environ)
+	if err != nil {
+		return nil, &bootError{"--cwd: " + err.Error()}
+	}
+	ws, err := workspace(cwd, string(cfg.Workspace))
 	if err != nil {
 		return nil, &bootError{err.Error()}
 	}
-	a.cfg.Workspace = ws
+	a.cfg.Workspace = config.Path(ws)
 	if err := a.openSandbox(tmp); err != nil {
 		return nil, &bootError{err.Error()}
 	}
 	return a, nil
 }
 
-// degrade applies the serve posture: every problem is logged, a bad web
-// variable leaves the web pair out (checks.web = error), and any other bad
-// variable falls back to its default (checks.config = warn). Each log line
-// says which of the two happened.
+// degrade applies the serve posture to the problems that did not stop the
+// boot: every one is logged, a bad web variable leaves the web pair out
+// (checks.web = error), any other bad variable falls back to its default,
+// and an unknown STEERABLE_ name is a warning with the nearest real one
+// (both checks.config = warn). Each log line says which happened.
 func (a *app) degrade(problems []config.Problem) {
 	a.checks["config"] = protocol.Check{Status: protocol.CheckOK, Message: "configuration valid"}
 	var other, web []string
 	for _, p := range problems {
+		if p.Unknown {
+			a.log.Warn().Str("var", p.Var).Str("suggestion", p.Suggestion).Msg("unknown variable ignored: " + p.Error())
+			other = append(other, p.Error())
+			continue
+		}
 		ev := a.log.Error().Str("var", p.Var).Str("value", p.Value).Str("allowed", p.Allowed)
 		if p.Feature == "web" {
 			ev.Msg("invalid configuration value; web_fetch and web_search are not registered")
@@ -206,10 +213,10 @@ func (a *app) buildTools(host tools.Host) error {
 	if err := a.openFiles(); err != nil {
 		return err
 	}
-	deps := tools.Deps{Workspace: a.cfg.Workspace, Host: host, Log: a.log, Registry: a.registry,
+	deps := tools.Deps{Workspace: string(a.cfg.Workspace), Host: host, Log: a.log, Registry: a.registry,
 		Sandbox:          a.sandbox,
-		BashMaxTimeoutMs: a.cfg.BashMaxTimeoutMs, BashMaxOutputBytes: a.cfg.BashMaxOutputBytes,
-		Files: a.files, ReadState: a.readState, RequireReadBeforeWrite: a.cfg.RequireReadBeforeWrite, FileMaxBytes: a.cfg.FileMaxBytes,
+		BashMaxTimeoutMs: int(a.cfg.BashMaxTimeoutMs), BashMaxOutputBytes: int(a.cfg.BashMaxOutputBytes),
+		Files: a.files, ReadState: a.readState, RequireReadBeforeWrite: a.cfg.RequireReadBeforeWrite, FileMaxBytes: int64(a.cfg.FileMaxBytes),
 		SearchIgnore: a.cfg.SearchIgnore}
 	a.wireAskUser(&deps)
 	a.openSessions(&deps)
@@ -290,14 +297,14 @@ func (a *app) healthChecks(settle bool) map[string]protocol.Check {
 // state, and rolls back what a crash left of an apply_patch.
 func (a *app) openFiles() error {
 	opts := []files.Option{}
-	journal, journalMsg := journalRoot(a.cfg.StateDir, a.cfg.Workspace)
+	journal, journalMsg := journalRoot(string(a.cfg.StateDir), string(a.cfg.Workspace))
 	if journal != "" {
 		opts = append(opts, files.WithJournal(journal))
 	}
 	if filesFault != nil {
 		opts = append(opts, files.WithFault(filesFault))
 	}
-	ws, err := files.Open(a.cfg.Workspace, a.cfg.WorkspaceConfine, opts...)
+	ws, err := files.Open(string(a.cfg.Workspace), a.cfg.WorkspaceConfine, opts...)
 	if err != nil {
 		return &bootError{err.Error()}
 	}

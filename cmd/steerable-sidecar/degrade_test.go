@@ -21,7 +21,8 @@ func TestDegradeLogsWhatHappens(t *testing.T) {
 	_, problems := config.Load(map[string]string{
 		"STEERABLE_WEB_FETCH_MAX_REDIRECTS": "99",
 		"STEERABLE_SHUTDOWN_GRACE_MS":       "-5",
-		"STEERABLE_SANDBOX":                 "chroot",
+		"STEERABLE_MAX_SESSIONS":            "999",
+		"STEERABLE_SANBOX":                  "bwrap",
 	})
 	var buf bytes.Buffer
 	a := &app{log: zerolog.New(&buf), checks: map[string]protocol.Check{}}
@@ -42,7 +43,8 @@ func TestDegradeLogsWhatHappens(t *testing.T) {
 	}
 	byVar := func(a, b line) bool { return a.Var < b.Var }
 	want := []line{
-		{"STEERABLE_SANDBOX", "invalid configuration value; using the default", "auto"},
+		{"STEERABLE_MAX_SESSIONS", "invalid configuration value; using the default", "8"},
+		{"STEERABLE_SANBOX", "unknown variable ignored: STEERABLE_SANBOX is not a steerable-sidecar variable; did you mean STEERABLE_SANDBOX?", ""},
 		{"STEERABLE_SHUTDOWN_GRACE_MS", "invalid configuration value; using the default", "5000"},
 		{"STEERABLE_WEB_FETCH_MAX_REDIRECTS", "invalid configuration value; web_fetch and web_search are not registered", ""},
 	}

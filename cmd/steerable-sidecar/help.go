@@ -25,7 +25,7 @@ usage:
 serve flags:
   --cwd DIR            workspace root (overrides STEERABLE_WORKSPACE; default: the current directory)
   --no-web-tools       register neither web_fetch nor web_search
-  --strict-config      exit 2 on any invalid environment variable instead of degrading
+  --strict-config      exit 2 on any invalid or misspelt environment variable instead of degrading
   --framing F          newline (default) or content-length (LSP headers)
   --log-level L        trace, debug, info (default), warn, error
   --log-format F       json (default) or console
@@ -34,6 +34,9 @@ serve flags:
 Every subcommand takes --help. Exit codes: 0 ok, 1 failed tool result (call), 2 usage or
 configuration error.
 
-environment variables:
+environment variables (an empty one means its default; durations are milliseconds or 30s,
+10m; sizes are a count or 16MiB, 1GB; a leading ~, $HOME or ${HOME} in a path is the home
+directory; a misspelt STEERABLE_ name is reported with the nearest real one; an invalid
+security-relevant value stops the boot in every mode):
 `, "\n") + config.Table()
 }

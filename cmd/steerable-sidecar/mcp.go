@@ -23,13 +23,14 @@ import (
 // workspace is the client's first root, else the process cwd (refused when
 // that is the filesystem root), and boots after notifications/initialized;
 // a failure then fails tools/list and tools/call with the reason, since the
-// client is already connected.
+// client is already connected. An invalid security-relevant variable exits
+// 2 before the handshake in either case (config.Fatal).
 func mcpCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := newFlagSet("mcp", "mcp [flags]\n\n"+mcpAbout, stdout, stderr)
 	var common commonFlags
 	common.register(fs, "info")
 	fs.Lookup("cwd").Usage = "workspace root (overrides STEERABLE_WORKSPACE; default: the client's first root, else the current directory unless it is /)"
-	strict := fs.Bool("strict-config", false, "exit 2 (with --cwd or STEERABLE_WORKSPACE; else fail tools/list) on any invalid environment variable")
+	strict := fs.Bool("strict-config", false, "exit 2 (with --cwd or STEERABLE_WORKSPACE; else fail tools/list) on any invalid or misspelt environment variable")
 	strategy := fs.String("strategy", "", "tools/list strategy: full, minimal or progressive (default: STEERABLE_MCP_STRATEGY, else full)")
 	if code, stop := parseFlags(fs, args); stop {
 		return code
@@ -39,8 +40,14 @@ func mcpCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	// The MCP layer's own settings; boot validates and reports the whole
-	// configuration (an invalid value here is its default).
-	cfg, _ := config.Load(config.Environ())
+	// configuration (an invalid value here is its default), except that a
+	// security-relevant one stops the server before the handshake, whether
+	// or not a workspace is configured yet.
+	cfg, problems := config.Load(config.Environ())
+	if err := config.FatalError(config.Fatal(problems, false)); err != nil {
+		fmt.Fprintf(stderr, "steerable-sidecar: %v\n", err)
+		return exitUsage
+	}
 	if *strategy == "" {
 		*strategy = cfg.MCPStrategy
 	}
@@ -72,7 +79,7 @@ func mcpCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if out, ok := stdout.(*os.File); ok {
 		stdout = pollable(out)
 	}
-	err = srv.Serve(ctx, &mcpserver.StreamTransport{In: stdin, Out: stdout, MaxFrame: cfg.MaxFrameBytes,
+	err = srv.Serve(ctx, &mcpserver.StreamTransport{In: stdin, Out: stdout, MaxFrame: int(cfg.MaxFrameBytes),
 		Grace: time.Duration(cfg.ShutdownGraceMs) * time.Millisecond, Log: log})
 	if err := m.failure(); err != nil {
 		fmt.Fprintf(stderr, "steerable-sidecar: %v\n", err)
@@ -184,7 +191,7 @@ func (m *mcpBoot) boot(root string, fatal bool) (_ mcpserver.Tools, err error) {
 	if err := a.buildTools(m.host); err != nil {
 		return mcpserver.Tools{}, err
 	}
-	return mcpserver.Tools{Registry: a.registry, Dispatcher: a.dispatcher, Workspace: a.cfg.Workspace}, nil
+	return mcpserver.Tools{Registry: a.registry, Dispatcher: a.dispatcher, Workspace: string(a.cfg.Workspace)}, nil
 }
 
 // failure is the boot failure that ended the session, once any boot in

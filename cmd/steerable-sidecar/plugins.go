@@ -40,12 +40,12 @@ func (a *app) loadPlugins(host tools.Host) error {
 		return nil
 	}
 	a.plugins = plugins.NewManager(a.registry, plugins.NewSandboxLauncher(a.sandbox), host, a.log.With().Str("component", "plugins").Logger(), plugins.Options{
-		Workspace: a.cfg.Workspace, TempDir: a.sandbox.TempDir(), Environ: a.sandbox.Env(sandbox.EnvScrubbed), Version: version,
+		Workspace: string(a.cfg.Workspace), TempDir: a.sandbox.TempDir(), Environ: a.sandbox.Env(sandbox.EnvScrubbed), Version: version,
 		Network:         a.cfg.SandboxNetwork,
 		StartTimeout:    time.Duration(a.cfg.PluginStartTimeoutMs) * time.Millisecond,
 		CallTimeout:     time.Duration(a.cfg.PluginCallTimeoutMs) * time.Millisecond,
-		MaxOutputBytes:  a.cfg.PluginMaxOutputBytes,
-		MaxMessageBytes: a.cfg.PluginMaxMessageBytes,
+		MaxOutputBytes:  int(a.cfg.PluginMaxOutputBytes),
+		MaxMessageBytes: int(a.cfg.PluginMaxMessageBytes),
 		MaxTools:        a.cfg.PluginMaxTools,
 		StopGrace:       pluginStopGrace,
 	})
@@ -60,17 +60,17 @@ func (a *app) loadPlugins(host tools.Host) error {
 // pluginSources are the configured sources, in load order.
 func (a *app) pluginSources() ([]plugins.Source, error) {
 	home, _ := os.UserHomeDir()
-	dec := plugins.Decoder{Expander: plugins.Expander{Workspace: a.cfg.Workspace, Home: home, LookupEnv: os.LookupEnv}}
+	dec := plugins.Decoder{Expander: plugins.Expander{Workspace: string(a.cfg.Workspace), Home: home, LookupEnv: os.LookupEnv}}
 	var out []plugins.Source
 	if p := a.cfg.PluginsConfig; p != "" {
-		abs, err := filepath.Abs(p)
+		abs, err := filepath.Abs(string(p))
 		if err != nil {
 			return nil, err
 		}
 		out = append(out, plugins.Installed{Path: abs, Decoder: dec})
 	}
 	if d := a.cfg.PluginDir; d != "" {
-		abs, err := filepath.Abs(d)
+		abs, err := filepath.Abs(string(d))
 		if err != nil {
 			return nil, err
 		}

@@ -40,7 +40,7 @@ func readmeRow(v config.Var) string {
 	if def == "" {
 		def = "unset"
 	}
-	return fmt.Sprintf("| `%s` | %s | %s | %s |", v.Name, def, v.Allowed(), v.Help)
+	return fmt.Sprintf("| `%s` | %s | %s | %s |", v.Name, def, v.Allowed(), v.Meaning())
 }
 
 // TestREADMEExamplesMatchTheBinary: the protocol walk-through shows what

@@ -26,10 +26,10 @@ func (a *app) wireRunCode(deps *tools.Deps) {
 			Message: "STEERABLE_RUN_CODE=1 but no python3 is on PATH; run_code is not registered"}
 		return
 	}
-	a.runCode = runcode.New(runcode.Options{Sandbox: a.sandbox, Workspace: a.cfg.Workspace, Confined: a.cfg.SidecarConfined,
+	a.runCode = runcode.New(runcode.Options{Sandbox: a.sandbox, Workspace: string(a.cfg.Workspace), Confined: a.cfg.SidecarConfined,
 		Candidates: candidates, OnNoPython: func() { a.registry.Unregister("run_code") }, Limits: runcode.Limits{
 			MaxCalls: a.cfg.RunCodeMaxCalls, Timeout: time.Duration(a.cfg.RunCodeTimeoutMs) * time.Millisecond,
-			MaxResultBytes: a.cfg.RunCodeMaxResult, MaxOutputBytes: a.cfg.BashMaxOutputBytes, MaxFrameBytes: a.cfg.MaxFrameBytes,
+			MaxResultBytes: int(a.cfg.RunCodeMaxResult), MaxOutputBytes: int(a.cfg.BashMaxOutputBytes), MaxFrameBytes: int(a.cfg.MaxFrameBytes),
 		}})
 	deps.RunCode = a.runCode
 }

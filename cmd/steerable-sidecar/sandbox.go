@@ -4,7 +4,6 @@ import (
 	"context"
 	"io"
 	"os"
-	"strings"
 	"time"
 
 	"steerable.dev/sidecar/internal/sandbox"
@@ -17,10 +16,7 @@ import (
 // sidecar is ready, so the ready marker does not wait for it; bash calls
 // and system.ping do.
 func (a *app) openSandbox(tmp *sessionDir) error {
-	opts, problems := a.sandboxOptions()
-	if a.strict && len(problems) > 0 {
-		return &bootError{"invalid configuration:\n  " + strings.Join(problems, "\n  ")}
-	}
+	opts := a.sandboxOptions()
 	opts.SessionDir = tmp.wait
 	sb, err := sandbox.Open(context.Background(), opts)
 	if err != nil {
@@ -107,27 +103,18 @@ func (a *app) probeSandbox() {
 	}()
 }
 
-// sandboxOptions turns the configuration into sandbox.Options; problems
-// are the deny-list entries that are not paths (each names the fix).
-func (a *app) sandboxOptions() (sandbox.Options, []string) {
+// sandboxOptions turns the configuration into sandbox.Options (config
+// has expanded and checked the deny and allow lists).
+func (a *app) sandboxOptions() sandbox.Options {
 	c := a.cfg
-	deny, p1 := sandbox.ParsePathList(c.SandboxDenyRead)
-	allow, p2 := sandbox.ParsePathList(c.SandboxAllowRead)
-	var problems []string
-	for _, p := range p1 {
-		problems = append(problems, "STEERABLE_SANDBOX_DENY_READ: entry "+p+" (ignored)")
-	}
-	for _, p := range p2 {
-		problems = append(problems, "STEERABLE_SANDBOX_ALLOW_READ: entry "+p+" (ignored)")
-	}
 	return sandbox.Options{
 		Choice: c.Sandbox, Network: c.SandboxNetwork, UnixSockets: c.SandboxUnixSockets, Require: c.SandboxRequire,
-		Workspace: c.Workspace, TempParent: os.TempDir(), Environ: os.Environ(), DeferProbe: true,
+		Workspace: string(c.Workspace), TempParent: os.TempDir(), Environ: os.Environ(), DeferProbe: true,
 		Env:       sandbox.EnvRules{Core: c.SandboxEnv == "core", Pass: c.SandboxEnvPass},
-		Deny:      sandbox.DenyOptions{Home: os.Getenv("HOME"), Extra: deny, Allow: allow, Root: os.Geteuid() == 0},
+		Deny:      sandbox.DenyOptions{Home: os.Getenv("HOME"), Extra: c.SandboxDenyRead, Allow: c.SandboxAllowRead, Root: os.Geteuid() == 0},
 		Limits:    sandbox.Limits{MaxProcs: c.SandboxMaxProcs, MaxMemoryBytes: int64(c.SandboxMaxMemoryMB) << 20},
-		BwrapPath: c.BwrapPath, BashPath: c.BashPath, Self: sandbox.OpenSelf("steerable-sidecar"), Notes: problems,
-	}, problems
+		BwrapPath: string(c.BwrapPath), BashPath: string(c.BashPath), Self: sandbox.OpenSelf("steerable-sidecar"),
+	}
 }
 
 // sandboxCheck is checks.sandbox once the backend is selected: ok when a

@@ -15,7 +15,7 @@ func serveCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := newFlagSet("serve", "[serve] [flags]", stdout, stderr)
 	var common commonFlags
 	common.register(fs, "info")
-	strict := fs.Bool("strict-config", false, "exit 2 on any invalid environment variable instead of degrading")
+	strict := fs.Bool("strict-config", false, "exit 2 on any invalid or misspelt environment variable instead of degrading")
 	framing := fs.String("framing", rpc.FramingNewline, "frame format: newline or content-length")
 	quiet := fs.Bool("quiet-ready", false, "do not write the __SIDECAR_READY__ line on stderr")
 	if code, stop := parseFlags(fs, args); stop {
@@ -41,7 +41,7 @@ func serveCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	srv, err := rpc.NewServer(rpc.Options{
 		Version: version, Framing: *framing,
-		MaxFrameBytes: a.cfg.MaxFrameBytes, MaxInflight: a.cfg.MaxInflight,
+		MaxFrameBytes: int(a.cfg.MaxFrameBytes), MaxInflight: a.cfg.MaxInflight,
 		ShutdownGrace: time.Duration(a.cfg.ShutdownGraceMs) * time.Millisecond,
 		QuietReady:    *quiet, Logs: a.logs, Log: a.log,
 	}, rpc.Services{

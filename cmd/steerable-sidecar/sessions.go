@@ -23,8 +23,8 @@ func (a *app) openSessions(deps *tools.Deps) {
 		a.checks["sessions"] = protocol.Check{Status: protocol.CheckOK, Message: "shell sessions off (STEERABLE_MAX_SESSIONS=0)"}
 		return
 	}
-	m, err := shellsession.New(shellsession.Options{Sandbox: a.sandbox, Dir: a.cfg.Workspace,
-		BufferBytes: c.SessionBufferBytes, MaxSessions: c.MaxSessions,
+	m, err := shellsession.New(shellsession.Options{Sandbox: a.sandbox, Dir: string(a.cfg.Workspace),
+		BufferBytes: int(c.SessionBufferBytes), MaxSessions: c.MaxSessions,
 		Idle: time.Duration(c.SessionIdleMs) * time.Millisecond, Log: a.log})
 	if err != nil {
 		a.checks["sessions"] = protocol.Check{Status: protocol.CheckWarn, Message: err.Error() + "; bash_session and write_stdin are not registered"}

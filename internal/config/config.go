@@ -1,21 +1,3 @@
-// Package config builds the sidecar's one validated Config from the
-// environment. It is the only package that reads STEERABLE_* variables (and
-// the proxy variables); everything below cmd receives plain values.
-//
-// Every variable is declared once, as a struct tag: its name (env), default
-// (envDefault), allowed range (range:"min..max") or choices (oneof:"a|b"),
-// the feature it belongs to, and its help line. Vars() turns those tags into
-// the table that --help and the README print, so the documentation cannot
-// drift from the parser.
-//
-// # Postures
-//
-// Load never fails: it returns the Config (every invalid value replaced by
-// its default) and the list of Problems. The caller picks the posture of
-// SPEC §4.3: `serve` logs each problem and degrades the feature it belongs to
-// (a bad web bound leaves the web pair unregistered, checks.web = error);
-// `call` and --strict-config exit 2 naming the variable, its value and the
-// allowed range.
 package config
 
 import (
@@ -26,66 +8,66 @@ import (
 // Config is every setting of one sidecar process.
 type Config struct {
 	// Core protocol and lifecycle.
-	Workspace        string `env:"STEERABLE_WORKSPACE" feature:"core" help:"workspace root; paths resolve against it (default: --cwd, else the process cwd)"`
-	WorkspaceConfine bool   `env:"STEERABLE_WORKSPACE_CONFINE" envDefault:"true" feature:"files" help:"refuse paths that resolve outside the workspace (0 turns confinement off)"`
-	MaxFrameBytes    int    `env:"STEERABLE_MAX_FRAME_BYTES" envDefault:"16777216" range:"1024..1073741824" feature:"core" help:"largest incoming frame; a longer line is discarded and answered -32600"`
+	Workspace        Path   `env:"STEERABLE_WORKSPACE" feature:"core" help:"workspace root; paths resolve against it (default: --cwd, else the process cwd)"`
+	WorkspaceConfine bool   `env:"STEERABLE_WORKSPACE_CONFINE" envDefault:"true" security:"true" feature:"files" help:"refuse paths that resolve outside the workspace (0 turns confinement off)"`
+	MaxFrameBytes    Bytes  `env:"STEERABLE_MAX_FRAME_BYTES" envDefault:"16777216" range:"1024..1073741824" feature:"core" help:"largest incoming frame; a longer line is discarded and answered -32600"`
 	MaxInflight      int    `env:"STEERABLE_MAX_INFLIGHT" envDefault:"64" range:"1..4096" feature:"core" help:"tool calls running at once; as many again queue, then -32003 busy"`
-	ShutdownGraceMs  int    `env:"STEERABLE_SHUTDOWN_GRACE_MS" envDefault:"5000" range:"0..600000" feature:"core" help:"how long system.shutdown and EOF let in-flight calls finish before cancelling them"`
-	Approvals        string `env:"STEERABLE_APPROVALS" envDefault:"off" oneof:"off|host" feature:"core" help:"host: ask the host (approval.request) before local/destructive tools run without consentGranted"`
+	ShutdownGraceMs  Millis `env:"STEERABLE_SHUTDOWN_GRACE_MS" envDefault:"5000" range:"0..600000" feature:"core" help:"how long system.shutdown and EOF let in-flight calls finish before cancelling them"`
+	Approvals        string `env:"STEERABLE_APPROVALS" envDefault:"off" oneof:"off|host" security:"true" feature:"core" help:"host: ask the host (approval.request) before local/destructive tools run without consentGranted"`
 
 	// File tools.
-	RequireReadBeforeWrite bool  `env:"STEERABLE_REQUIRE_READ_BEFORE_WRITE" envDefault:"true" feature:"files" help:"hard gate: refuse to overwrite an existing file this session never read (0 opts out)"`
-	FileMaxBytes           int64 `env:"STEERABLE_FILE_MAX_BYTES" envDefault:"67108864" range:"1024..1073741824" feature:"files" help:"largest file write_file writes and edit_file/apply_patch load and rewrite (read_file streams files of any size)"`
+	RequireReadBeforeWrite bool  `env:"STEERABLE_REQUIRE_READ_BEFORE_WRITE" envDefault:"true" security:"true" feature:"files" help:"hard gate: refuse to overwrite an existing file this session never read (0 opts out)"`
+	FileMaxBytes           Bytes `env:"STEERABLE_FILE_MAX_BYTES" envDefault:"67108864" range:"1024..1073741824" feature:"files" help:"largest file write_file writes and edit_file/apply_patch load and rewrite (read_file streams files of any size)"`
 	// StateDir is derived when unset (state.go).
-	StateDir string `env:"STEERABLE_STATE_DIR" feature:"files" help:"absolute directory for state that outlives a crash: the rollback journal of multi-file apply_patch (default: $XDG_STATE_HOME/steerable-sidecar, else $HOME/.local/state/steerable-sidecar)"`
+	StateDir Path `env:"STEERABLE_STATE_DIR" feature:"files" help:"absolute directory for state that outlives a crash: the rollback journal of multi-file apply_patch (default: $XDG_STATE_HOME/steerable-sidecar, else $HOME/.local/state/steerable-sidecar)"`
 
 	// grep and glob.
-	SearchIgnore []string `env:"STEERABLE_SEARCH_IGNORE" envSeparator:"," envDefault:".git/,node_modules/,__pycache__/,.venv/,venv/,dist/,build/,target/" feature:"files" help:"gitignore patterns grep and glob skip beyond the workspace's own ignore files, ranked below them (- skips nothing more)"`
+	SearchIgnore List `env:"STEERABLE_SEARCH_IGNORE" envDefault:".git/,node_modules/,__pycache__/,.venv/,venv/,dist/,build/,target/" feature:"files" help:"gitignore patterns grep and glob skip beyond the workspace's own ignore files, ranked below them (- skips nothing more)"`
 
 	// Sandbox and shell.
-	Sandbox            string `env:"STEERABLE_SANDBOX" envDefault:"auto" oneof:"auto|bwrap|landlock|seatbelt|none" feature:"sandbox" help:"layer-2 sandbox backend for bash and run_code; auto probes at boot"`
-	SandboxNetwork     bool   `env:"STEERABLE_SANDBOX_NETWORK" envDefault:"false" feature:"sandbox" help:"let sandboxed commands use the network"`
-	SandboxRequire     bool   `env:"STEERABLE_SANDBOX_REQUIRE" envDefault:"false" feature:"sandbox" help:"no working backend becomes the terminal error sandbox_unavailable instead of running unsandboxed"`
-	SidecarConfined    bool   `env:"STEERABLE_SIDECAR_CONFINED" envDefault:"false" feature:"sandbox" help:"the host already runs the sidecar under an OS sandbox (layer 1); run_code inherits it"`
-	BashMaxTimeoutMs   int    `env:"STEERABLE_BASH_MAX_TIMEOUT_MS" envDefault:"600000" range:"1000..86400000" feature:"sandbox" help:"ceiling for bash timeout_ms (the default per call is 120000)"`
-	BashMaxOutputBytes int    `env:"STEERABLE_BASH_MAX_OUTPUT_BYTES" envDefault:"1048576" range:"4096..268435456" feature:"sandbox" help:"bytes kept per output stream of bash and of run_code programs (head and tail; the middle is elided)"`
+	Sandbox            string `env:"STEERABLE_SANDBOX" envDefault:"auto" oneof:"auto|bwrap|landlock|seatbelt|none" security:"true" feature:"sandbox" help:"layer-2 sandbox backend for bash and run_code; auto probes at boot"`
+	SandboxNetwork     bool   `env:"STEERABLE_SANDBOX_NETWORK" envDefault:"false" security:"true" feature:"sandbox" help:"let sandboxed commands use the network"`
+	SandboxRequire     bool   `env:"STEERABLE_SANDBOX_REQUIRE" envDefault:"false" security:"true" feature:"sandbox" help:"no working backend becomes the terminal error sandbox_unavailable instead of running unsandboxed"`
+	SidecarConfined    bool   `env:"STEERABLE_SIDECAR_CONFINED" envDefault:"false" security:"true" feature:"sandbox" help:"the host already runs the sidecar under an OS sandbox (layer 1); run_code inherits it"`
+	BashMaxTimeoutMs   Millis `env:"STEERABLE_BASH_MAX_TIMEOUT_MS" envDefault:"600000" range:"1000..86400000" feature:"sandbox" help:"ceiling for bash timeout_ms (the default per call is 120000)"`
+	BashMaxOutputBytes Bytes  `env:"STEERABLE_BASH_MAX_OUTPUT_BYTES" envDefault:"1048576" range:"4096..268435456" feature:"sandbox" help:"bytes kept per output stream of bash and of run_code programs (head and tail; the middle is elided)"`
 
 	// Sandbox policy: deny-read, sockets, environment, per-call limits.
-	SandboxUnixSockets bool     `env:"STEERABLE_SANDBOX_UNIX_SOCKETS" envDefault:"false" feature:"sandbox" help:"with the network off, still let sandboxed commands create UNIX sockets (a local agent socket)"`
-	SandboxDenyRead    string   `env:"STEERABLE_SANDBOX_DENY_READ" feature:"sandbox" help:"colon-separated paths (absolute or ~/...) sandboxed commands cannot read, besides the default credential stores"`
-	SandboxAllowRead   string   `env:"STEERABLE_SANDBOX_ALLOW_READ" feature:"sandbox" help:"colon-separated entries of the default deny list to lift, as listed in the README (e.g. ~/.npmrc)"`
-	SandboxEnv         string   `env:"STEERABLE_SANDBOX_ENV" envDefault:"inherit" oneof:"inherit|core" feature:"sandbox" help:"inherit: the sidecar's environment minus credentials; core: only PATH, HOME, USER, LANG, LC_*, TERM, TMPDIR, SHELL"`
-	SandboxEnvPass     []string `env:"STEERABLE_SANDBOX_ENV_PASS" envSeparator:"," feature:"sandbox" help:"comma-separated variable names every sandboxed command gets, whatever STEERABLE_SANDBOX_ENV and the scrubbing say"`
-	SandboxMaxProcs    int      `env:"STEERABLE_SANDBOX_MAX_PROCS" envDefault:"512" range:"0..1048576" feature:"sandbox" help:"processes (and threads) one sandboxed call may run at once (0 = no limit)"`
-	SandboxMaxMemoryMB int      `env:"STEERABLE_SANDBOX_MAX_MEMORY_MB" envDefault:"4096" range:"0..1048576" feature:"sandbox" help:"memory one sandboxed call may use, in MiB (0 = no limit)"`
-	BwrapPath          string   `env:"STEERABLE_BWRAP_PATH" feature:"sandbox" help:"bubblewrap binary (absolute path); default: the first of /usr/bin, /bin, /usr/local/bin that has it, never PATH"`
-	BashPath           string   `env:"STEERABLE_BASH_PATH" feature:"sandbox" help:"the shell bash runs (absolute path); default: bash on PATH, else sh; on Windows Git for Windows' or MSYS2's bash.exe (never WSL's)"`
+	SandboxUnixSockets bool     `env:"STEERABLE_SANDBOX_UNIX_SOCKETS" envDefault:"false" security:"true" feature:"sandbox" help:"with the network off, still let sandboxed commands create UNIX sockets (a local agent socket)"`
+	SandboxDenyRead    PathList `env:"STEERABLE_SANDBOX_DENY_READ" security:"true" feature:"sandbox" help:"paths sandboxed commands cannot read, besides the default credential stores"`
+	SandboxAllowRead   PathList `env:"STEERABLE_SANDBOX_ALLOW_READ" security:"true" feature:"sandbox" help:"entries of the default deny list to lift, as listed in the README (e.g. ~/.npmrc)"`
+	SandboxEnv         string   `env:"STEERABLE_SANDBOX_ENV" envDefault:"inherit" oneof:"inherit|core" security:"true" feature:"sandbox" help:"inherit: the sidecar's environment minus credentials; core: only PATH, HOME, USER, LANG, LC_*, TERM, TMPDIR, SHELL"`
+	SandboxEnvPass     List     `env:"STEERABLE_SANDBOX_ENV_PASS" security:"true" feature:"sandbox" help:"variable names every sandboxed command gets, whatever STEERABLE_SANDBOX_ENV and the scrubbing say"`
+	SandboxMaxProcs    int      `env:"STEERABLE_SANDBOX_MAX_PROCS" envDefault:"512" range:"0..1048576" security:"true" feature:"sandbox" help:"processes (and threads) one sandboxed call may run at once (0 = no limit)"`
+	SandboxMaxMemoryMB MiB      `env:"STEERABLE_SANDBOX_MAX_MEMORY_MB" envDefault:"4096" range:"0..1048576" security:"true" feature:"sandbox" help:"memory one sandboxed call may use, in MiB (0 = no limit)"`
+	BwrapPath          Path     `env:"STEERABLE_BWRAP_PATH" security:"true" feature:"sandbox" help:"bubblewrap binary (absolute path); default: the first of /usr/bin, /bin, /usr/local/bin that has it, never PATH"`
+	BashPath           Path     `env:"STEERABLE_BASH_PATH" security:"true" feature:"sandbox" help:"the shell bash runs (absolute path); default: bash on PATH, else sh; on Windows Git for Windows' or MSYS2's bash.exe (never WSL's)"`
 
 	// Shell sessions (bash_session, write_stdin).
-	SessionBufferBytes int `env:"STEERABLE_SESSION_BUFFER_BYTES" envDefault:"1048576" range:"4096..268435456" feature:"sessions" help:"text kept per shell session between reads; older output is dropped and the next read says how many bytes"`
-	MaxSessions        int `env:"STEERABLE_MAX_SESSIONS" envDefault:"8" range:"0..256" feature:"sessions" help:"shell sessions open at once (0 leaves bash_session and write_stdin unregistered)"`
-	SessionIdleMs      int `env:"STEERABLE_SESSION_IDLE_MS" envDefault:"1800000" range:"1000..86400000" feature:"sessions" help:"a shell session that goes this long without a call is ended (output does not count)"`
+	SessionBufferBytes Bytes  `env:"STEERABLE_SESSION_BUFFER_BYTES" envDefault:"1048576" range:"4096..268435456" feature:"sessions" help:"text kept per shell session between reads; older output is dropped and the next read says how many bytes"`
+	MaxSessions        int    `env:"STEERABLE_MAX_SESSIONS" envDefault:"8" range:"0..256" feature:"sessions" help:"shell sessions open at once (0 leaves bash_session and write_stdin unregistered)"`
+	SessionIdleMs      Millis `env:"STEERABLE_SESSION_IDLE_MS" envDefault:"1800000" range:"1000..86400000" feature:"sessions" help:"a shell session that goes this long without a call is ended (output does not count)"`
 
 	// Web tools (tools-spec "Bounds").
 	Web Web
 
 	// ask_user.
-	AskUserTimeoutMs int `env:"STEERABLE_ASK_USER_TIMEOUT_MS" envDefault:"0" range:"0..86400000" feature:"ask_user" help:"bound on waiting for the person's answer (0 = wait)"`
+	AskUserTimeoutMs Millis `env:"STEERABLE_ASK_USER_TIMEOUT_MS" envDefault:"0" range:"0..86400000" feature:"ask_user" help:"bound on waiting for the person's answer (0 = wait)"`
 
 	// run_code.
-	RunCode          bool `env:"STEERABLE_RUN_CODE" envDefault:"false" feature:"run_code" help:"register run_code (model-written Python calling the other tools, under the sandbox); needs python3 >= 3.9 on PATH"`
-	RunCodeTimeoutMs int  `env:"STEERABLE_RUN_CODE_TIMEOUT_MS" envDefault:"60000" range:"1000..3600000" feature:"run_code" help:"wall-clock limit of one run_code program, nested calls included; then its process tree is killed"`
-	RunCodeMaxCalls  int  `env:"STEERABLE_RUN_CODE_MAX_CALLS" envDefault:"32" range:"1..1000" feature:"run_code" help:"nested tool calls one run_code program may make; the next is refused, and one more ends the program"`
-	RunCodeMaxResult int  `env:"STEERABLE_RUN_CODE_MAX_RESULT_BYTES" envDefault:"1048576" range:"1024..67108864" feature:"run_code" help:"largest return value of a run_code program, in bytes of JSON"`
+	RunCode          bool   `env:"STEERABLE_RUN_CODE" envDefault:"false" feature:"run_code" help:"register run_code (model-written Python calling the other tools, under the sandbox); needs python3 >= 3.9 on PATH"`
+	RunCodeTimeoutMs Millis `env:"STEERABLE_RUN_CODE_TIMEOUT_MS" envDefault:"60000" range:"1000..3600000" feature:"run_code" help:"wall-clock limit of one run_code program, nested calls included; then its process tree is killed"`
+	RunCodeMaxCalls  int    `env:"STEERABLE_RUN_CODE_MAX_CALLS" envDefault:"32" range:"1..1000" feature:"run_code" help:"nested tool calls one run_code program may make; the next is refused, and one more ends the program"`
+	RunCodeMaxResult Bytes  `env:"STEERABLE_RUN_CODE_MAX_RESULT_BYTES" envDefault:"1048576" range:"1024..67108864" feature:"run_code" help:"largest return value of a run_code program, in bytes of JSON"`
 
 	// Plugins.
-	PluginDir             string `env:"STEERABLE_PLUGIN_DIR" feature:"plugins" help:"directory of plugins, loaded in filename order: executables (MCP servers over stdio) or NAME.json manifests; entries starting with _ or . are skipped"`
-	PluginsConfig         string `env:"STEERABLE_PLUGINS_CONFIG" feature:"plugins" help:"JSON file of installed plugins {\"plugins\": {NAME: {command, args, env, cwd, toolPrefix, exposure, sandbox}}}; the mcpServers key of Claude Desktop and Cursor and the servers key of VS Code work too"`
+	PluginDir             Path   `env:"STEERABLE_PLUGIN_DIR" feature:"plugins" help:"directory of plugins, loaded in filename order: executables (MCP servers over stdio) or NAME.json manifests; entries starting with _ or . are skipped"`
+	PluginsConfig         Path   `env:"STEERABLE_PLUGINS_CONFIG" feature:"plugins" help:"JSON file of installed plugins {\"plugins\": {NAME: {command, args, env, cwd, toolPrefix, exposure, sandbox}}}; the mcpServers key of Claude Desktop and Cursor and the servers key of VS Code work too"`
 	PluginsDegrade        bool   `env:"STEERABLE_PLUGINS_DEGRADE" envDefault:"false" feature:"plugins" help:"a plugin that fails at boot is reported in checks.plugins and the others load, instead of exit 2"`
-	PluginStartTimeoutMs  int    `env:"STEERABLE_PLUGIN_START_TIMEOUT_MS" envDefault:"20000" range:"100..600000" feature:"plugins" help:"a plugin's process start to its tools listed (initialize and tools/list)"`
-	PluginCallTimeoutMs   int    `env:"STEERABLE_PLUGIN_CALL_TIMEOUT_MS" envDefault:"120000" range:"100..86400000" feature:"plugins" help:"one plugin tool call; then it is cancelled on the plugin (notifications/cancelled)"`
-	PluginMaxOutputBytes  int    `env:"STEERABLE_PLUGIN_MAX_OUTPUT_BYTES" envDefault:"1048576" range:"4096..268435456" feature:"plugins" help:"text (and structured content) kept per plugin tool result; longer text keeps its head and tail"`
-	PluginMaxMessageBytes int    `env:"STEERABLE_PLUGIN_MAX_MESSAGE_BYTES" envDefault:"16777216" range:"65536..1073741824" feature:"plugins" help:"largest message a plugin may send; a longer reply becomes a follow-up error, the plugin stays up"`
+	PluginStartTimeoutMs  Millis `env:"STEERABLE_PLUGIN_START_TIMEOUT_MS" envDefault:"20000" range:"100..600000" feature:"plugins" help:"a plugin's process start to its tools listed (initialize and tools/list)"`
+	PluginCallTimeoutMs   Millis `env:"STEERABLE_PLUGIN_CALL_TIMEOUT_MS" envDefault:"120000" range:"100..86400000" feature:"plugins" help:"one plugin tool call; then it is cancelled on the plugin (notifications/cancelled)"`
+	PluginMaxOutputBytes  Bytes  `env:"STEERABLE_PLUGIN_MAX_OUTPUT_BYTES" envDefault:"1048576" range:"4096..268435456" feature:"plugins" help:"text (and structured content) kept per plugin tool result; longer text keeps its head and tail"`
+	PluginMaxMessageBytes Bytes  `env:"STEERABLE_PLUGIN_MAX_MESSAGE_BYTES" envDefault:"16777216" range:"65536..1073741824" feature:"plugins" help:"largest message a plugin may send; a longer reply becomes a follow-up error, the plugin stays up"`
 	PluginMaxTools        int    `env:"STEERABLE_PLUGIN_MAX_TOOLS" envDefault:"2000" range:"1..100000" feature:"plugins" help:"tools one plugin may list; more fails its load"`
 
 	// MCP server mode (steerable-sidecar mcp).
@@ -95,23 +77,23 @@ type Config struct {
 // Web holds the web tools' bounds, policy and provider (tools-spec "Web
 // tools"). Disabled is set by the caller when serve degrades the pair.
 type Web struct {
-	FetchTimeoutMs    int      `env:"STEERABLE_WEB_FETCH_TIMEOUT_MS" envDefault:"30000" range:"1..600000" feature:"web" help:"web_fetch timeout per call"`
-	FetchMaxBytes     int      `env:"STEERABLE_WEB_FETCH_MAX_BYTES" envDefault:"1000000" range:"1..100000000" feature:"web" help:"bytes of body web_fetch reads before truncating"`
-	FetchMaxRedirects int      `env:"STEERABLE_WEB_FETCH_MAX_REDIRECTS" envDefault:"5" range:"0..20" feature:"web" help:"same-origin redirects web_fetch follows"`
-	SearchTimeoutMs   int      `env:"STEERABLE_WEB_SEARCH_TIMEOUT_MS" envDefault:"30000" range:"1..600000" feature:"web" help:"web_search timeout per call"`
-	SearchMaxResults  int      `env:"STEERABLE_WEB_SEARCH_MAX_RESULTS" envDefault:"8" range:"1..20" feature:"web" help:"results of a web_search call that names no max_results (a call may ask for up to 20)"`
-	SessionSearchCap  int      `env:"STEERABLE_WEB_SESSION_SEARCH_CAP" envDefault:"200" range:"0..1000000" feature:"web" help:"web_search calls per session (0 = no cap)"`
-	SessionFetchCap   int      `env:"STEERABLE_WEB_SESSION_FETCH_CAP" envDefault:"0" range:"0..1000000" feature:"web" help:"web_fetch calls per session (0 = no cap)"`
-	AllowedDomains    []string `env:"STEERABLE_WEB_ALLOWED_DOMAINS" envSeparator:"," feature:"web" help:"comma-separated hosts (and their subdomains) the web tools may reach; empty = every public host"`
-	BlockedDomains    []string `env:"STEERABLE_WEB_BLOCKED_DOMAINS" envSeparator:"," feature:"web" help:"comma-separated hosts (and their subdomains) refused; blocked wins over allowed"`
-	SearchProvider    string   `env:"STEERABLE_WEB_SEARCH_PROVIDER" oneof:"|tavily|ddg|host" feature:"web" help:"web_search backend; empty = tavily when a key is set, else web_search is not registered"`
-	SearchAPIKey      string   `env:"STEERABLE_WEB_SEARCH_API_KEY" secret:"true" feature:"web" help:"Tavily key for web_search (never the chat key)"`
-	TavilyAPIKey      string   `env:"TAVILY_API_KEY" secret:"true" feature:"web" help:"fallback Tavily key when STEERABLE_WEB_SEARCH_API_KEY is empty or blank"`
-	SearchBaseURL     string   `env:"STEERABLE_WEB_SEARCH_BASE_URL" envDefault:"https://api.tavily.com" feature:"web" help:"Tavily API base URL (POST {base}/search)"`
-	EgressConfined    bool     `env:"STEERABLE_EGRESS_CONFINED" envDefault:"false" feature:"web" help:"the host confines outbound traffic to an egress proxy; HTTPS_PROXY or HTTP_PROXY must then be set"`
-	HTTPSProxy        string   `env:"HTTPS_PROXY" feature:"web" help:"proxy for https requests of the web tools (https_proxy also read)"`
-	HTTPProxy         string   `env:"HTTP_PROXY" feature:"web" help:"proxy for http requests of the web tools (http_proxy also read)"`
-	NoProxy           string   `env:"NO_PROXY" feature:"web" help:"hosts that bypass the proxy (no_proxy also read)"`
+	FetchTimeoutMs    Millis `env:"STEERABLE_WEB_FETCH_TIMEOUT_MS" envDefault:"30000" range:"1..600000" feature:"web" help:"web_fetch timeout per call"`
+	FetchMaxBytes     Bytes  `env:"STEERABLE_WEB_FETCH_MAX_BYTES" envDefault:"1000000" range:"1..100000000" feature:"web" help:"bytes of body web_fetch reads before truncating"`
+	FetchMaxRedirects int    `env:"STEERABLE_WEB_FETCH_MAX_REDIRECTS" envDefault:"5" range:"0..20" feature:"web" help:"same-origin redirects web_fetch follows"`
+	SearchTimeoutMs   Millis `env:"STEERABLE_WEB_SEARCH_TIMEOUT_MS" envDefault:"30000" range:"1..600000" feature:"web" help:"web_search timeout per call"`
+	SearchMaxResults  int    `env:"STEERABLE_WEB_SEARCH_MAX_RESULTS" envDefault:"8" range:"1..20" feature:"web" help:"results of a web_search call that names no max_results (a call may ask for up to 20)"`
+	SessionSearchCap  int    `env:"STEERABLE_WEB_SESSION_SEARCH_CAP" envDefault:"200" range:"0..1000000" feature:"web" help:"web_search calls per session (0 = no cap)"`
+	SessionFetchCap   int    `env:"STEERABLE_WEB_SESSION_FETCH_CAP" envDefault:"0" range:"0..1000000" feature:"web" help:"web_fetch calls per session (0 = no cap)"`
+	AllowedDomains    List   `env:"STEERABLE_WEB_ALLOWED_DOMAINS" feature:"web" help:"hosts (and their subdomains) the web tools may reach; empty = every public host"`
+	BlockedDomains    List   `env:"STEERABLE_WEB_BLOCKED_DOMAINS" feature:"web" help:"hosts (and their subdomains) refused; blocked wins over allowed"`
+	SearchProvider    string `env:"STEERABLE_WEB_SEARCH_PROVIDER" oneof:"|tavily|ddg|host" feature:"web" help:"web_search backend; empty = tavily when a key is set, else web_search is not registered"`
+	SearchAPIKey      string `env:"STEERABLE_WEB_SEARCH_API_KEY" secret:"true" feature:"web" help:"Tavily key for web_search (never the chat key)"`
+	TavilyAPIKey      string `env:"TAVILY_API_KEY" secret:"true" feature:"web" help:"fallback Tavily key when STEERABLE_WEB_SEARCH_API_KEY is empty or blank"`
+	SearchBaseURL     string `env:"STEERABLE_WEB_SEARCH_BASE_URL" envDefault:"https://api.tavily.com" feature:"web" help:"Tavily API base URL (POST {base}/search)"`
+	EgressConfined    bool   `env:"STEERABLE_EGRESS_CONFINED" envDefault:"false" feature:"web" help:"the host confines outbound traffic to an egress proxy; HTTPS_PROXY or HTTP_PROXY must then be set"`
+	HTTPSProxy        string `env:"HTTPS_PROXY" feature:"web" help:"proxy for https requests of the web tools (https_proxy also read)"`
+	HTTPProxy         string `env:"HTTP_PROXY" feature:"web" help:"proxy for http requests of the web tools (http_proxy also read)"`
+	NoProxy           string `env:"NO_PROXY" feature:"web" help:"hosts that bypass the proxy (no_proxy also read)"`
 
 	// Disabled says why the web pair is not registered ("" = enabled). Set
 	// by the caller (serve posture, --no-web-tools), never by the env.

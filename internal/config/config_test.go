@@ -38,7 +38,7 @@ func TestDefaults(t *testing.T) {
 // empty value keeps it, and "-" is passed on (the engine reads it as an
 // empty set).
 func TestSearchIgnore(t *testing.T) {
-	for value, want := range map[string][]string{
+	for value, want := range map[string]List{
 		"vendor/,*.min.js": {"vendor/", "*.min.js"},
 		"":                 {".git/", "node_modules/", "__pycache__/", ".venv/", "venv/", "dist/", "build/", "target/"},
 		"-":                {"-"},
@@ -121,7 +121,7 @@ func TestValuesParsed(t *testing.T) {
 	if len(problems) != 0 {
 		t.Fatal(problems)
 	}
-	if diff := cmp.Diff([]string{"example.com", "docs.go.dev"}, cfg.Web.AllowedDomains); diff != "" {
+	if diff := cmp.Diff(List{"example.com", "docs.go.dev"}, cfg.Web.AllowedDomains); diff != "" {
 		t.Error(diff)
 	}
 	if cfg.RequireReadBeforeWrite || cfg.Web.HTTPSProxy != "http://127.0.0.1:3128" || cfg.Web.SearchKey() != "tvly-1" {
@@ -179,10 +179,10 @@ func TestSearchKeyBlankIsNoKey(t *testing.T) {
 	}
 }
 
-// TestParseEdges pins the parsing rules Load keeps from the env library it
-// replaced: an empty variable means its default, a variable without a
-// default stays zero, ints are 32-bit and int64s 64-bit, booleans take
-// strconv's spellings, lists split on their separator.
+// TestParseEdges pins the parsing rules: an empty variable means its
+// default, a variable without a default stays zero, ints are 32-bit,
+// booleans take strconv's spellings, lists split on commas with their
+// items trimmed and empty ones dropped.
 func TestParseEdges(t *testing.T) {
 	tests := []struct {
 		name    string
@@ -194,10 +194,14 @@ func TestParseEdges(t *testing.T) {
 		{"empty bool means the default", map[string]string{"STEERABLE_WORKSPACE_CONFINE": ""}, func(c Config) bool { return c.WorkspaceConfine }, ""},
 		{"empty without default stays empty", map[string]string{"STEERABLE_BASH_PATH": ""}, func(c Config) bool { return c.BashPath == "" }, ""},
 		{"bool spellings", map[string]string{"STEERABLE_SANDBOX_NETWORK": "t", "STEERABLE_WORKSPACE_CONFINE": "FALSE"}, func(c Config) bool { return c.SandboxNetwork && !c.WorkspaceConfine }, ""},
-		{"int beyond 32 bits", map[string]string{"STEERABLE_MAX_FRAME_BYTES": "4294967296"}, func(c Config) bool { return c.MaxFrameBytes == 16<<20 }, "STEERABLE_MAX_FRAME_BYTES"},
+		{"int beyond 32 bits", map[string]string{"STEERABLE_MAX_INFLIGHT": "4294967296"}, func(c Config) bool { return c.MaxInflight == 64 }, "STEERABLE_MAX_INFLIGHT"},
+		{"size beyond its range", map[string]string{"STEERABLE_MAX_FRAME_BYTES": "4294967296"}, func(c Config) bool { return c.MaxFrameBytes == 16<<20 }, "STEERABLE_MAX_FRAME_BYTES"},
 		{"int with a sign and spaces", map[string]string{"STEERABLE_MAX_INFLIGHT": " 8"}, func(c Config) bool { return c.MaxInflight == 64 }, "STEERABLE_MAX_INFLIGHT"},
-		{"int64 at its ceiling", map[string]string{"STEERABLE_FILE_MAX_BYTES": "1073741824"}, func(c Config) bool { return c.FileMaxBytes == 1<<30 }, ""},
-		{"list without default", map[string]string{"STEERABLE_SANDBOX_ENV_PASS": "A,B,,C"}, func(c Config) bool { return cmp.Equal(c.SandboxEnvPass, []string{"A", "B", "", "C"}) }, ""},
+		{"size at its ceiling", map[string]string{"STEERABLE_FILE_MAX_BYTES": "1073741824"}, func(c Config) bool { return c.FileMaxBytes == 1<<30 }, ""},
+		{"size with a unit", map[string]string{"STEERABLE_FILE_MAX_BYTES": "1GiB", "STEERABLE_SANDBOX_MAX_MEMORY_MB": "2GiB"}, func(c Config) bool { return c.FileMaxBytes == 1<<30 && c.SandboxMaxMemoryMB == 2048 }, ""},
+		{"duration with a unit", map[string]string{"STEERABLE_BASH_MAX_TIMEOUT_MS": "10m", "STEERABLE_SHUTDOWN_GRACE_MS": "1.5s"}, func(c Config) bool { return c.BashMaxTimeoutMs == 600000 && c.ShutdownGraceMs == 1500 }, ""},
+		{"duration below a millisecond", map[string]string{"STEERABLE_ASK_USER_TIMEOUT_MS": "500us"}, func(c Config) bool { return c.AskUserTimeoutMs == 0 }, "STEERABLE_ASK_USER_TIMEOUT_MS"},
+		{"list without default", map[string]string{"STEERABLE_SANDBOX_ENV_PASS": "A, B,,C "}, func(c Config) bool { return cmp.Equal(c.SandboxEnvPass, List{"A", "B", "C"}) }, ""},
 		{"list without default, unset", map[string]string{}, func(c Config) bool { return c.SandboxEnvPass == nil }, ""},
 		{"choice without default", map[string]string{"STEERABLE_WEB_SEARCH_PROVIDER": "ddg"}, func(c Config) bool { return c.Web.SearchProvider == "ddg" }, ""},
 		{"choice is case-sensitive", map[string]string{"STEERABLE_SANDBOX": "Bwrap"}, func(c Config) bool { return c.Sandbox == "auto" }, "STEERABLE_SANDBOX"},
@@ -261,12 +265,8 @@ func TestVarsReadTagsLikeReflect(t *testing.T) {
 	}
 	for _, v := range vars {
 		tag := byName[v.Name]
-		sep := tag.Get("envSeparator")
-		if sep == "" {
-			sep = ","
-		}
-		got := []string{v.Default, v.Feature, v.Help, strconv.FormatBool(v.Secret), v.separator}
-		want := []string{tag.Get("envDefault"), tag.Get("feature"), tag.Get("help"), strconv.FormatBool(tag.Get("secret") == "true"), sep}
+		got := []string{v.Default, v.Feature, v.Help, strconv.FormatBool(v.Secret), strconv.FormatBool(v.Security)}
+		want := []string{tag.Get("envDefault"), tag.Get("feature"), tag.Get("help"), strconv.FormatBool(tag.Get("secret") == "true"), strconv.FormatBool(tag.Get("security") == "true")}
 		if diff := cmp.Diff(want, got); diff != "" {
 			t.Errorf("%s (-reflect +Vars):\n%s", v.Name, diff)
 		}
@@ -282,4 +282,24 @@ func BenchmarkLoad(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		Load(env)
 	}
+}
+
+// FuzzEachTag: every key and value the one-pass tag reader yields is the
+// one reflect.StructTag.Lookup finds for that key.
+func FuzzEachTag(f *testing.F) {
+	for _, s := range []string{`env:"A" help:"x \"y\" z"`, `a:"\\" b:"c"`, `a:"x`, `a:"\x41" b:""`, `k:"v\\\\" z:"w"`, ` a:"b"  c:"d"`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, tag string) {
+		seen := map[string]bool{}
+		eachTag(tag, func(key, value string) {
+			if seen[key] {
+				return
+			}
+			seen[key] = true
+			if want, ok := reflect.StructTag(tag).Lookup(key); !ok || want != value {
+				t.Fatalf("tag %q: eachTag gave %s=%q, Lookup %q, %v", tag, key, value, want, ok)
+			}
+		})
+	})
 }

@@ -1,27 +1,16 @@
 package config
 
 import (
+	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"reflect"
 	"slices"
-	"strconv"
 	"strings"
+
+	"github.com/caarlos0/env/v11"
 )
-
-// Problem is one invalid variable. Its Error names the variable, the value
-// and what is allowed, so the fix is in the message.
-type Problem struct {
-	Var     string
-	Value   string
-	Allowed string
-	Feature string
-	Default string // what Load used instead ("" = unset)
-}
-
-func (p Problem) Error() string {
-	return fmt.Sprintf("%s=%q is invalid: allowed %s", p.Var, p.Value, p.Allowed)
-}
 
 // Environ returns the process environment as a map, for Load.
 func Environ() map[string]string {
@@ -34,83 +23,80 @@ func Environ() map[string]string {
 }
 
 // Load parses environ into a Config. Invalid values are reported as Problems
-// and replaced by their defaults, so the Config is always usable. The
-// problems come in declaration order, values that do not parse before
-// values out of their range or choices.
-//
-// Each variable is parsed straight from its Var (one reflection pass over
-// the struct tags, in Vars): a generic env-to-struct library walked the tags
-// again and took a parse round per bad value, a quarter of a millisecond of
-// every start-up.
+// and replaced by their defaults, so the Config is always usable; what the
+// caller does about them is its posture (Fatal). The problems come in
+// declaration order, values that do not parse before values out of their
+// range or choices, then the STEERABLE_ names that are no variable (by
+// name).
 func Load(environ map[string]string) (Config, []Problem) {
-	e := make(map[string]string, len(environ)+3)
-	for k, v := range environ {
-		e[k] = v
+	e := maps.Clone(environ)
+	if e == nil {
+		e = map[string]string{}
 	}
 	fillLowercaseProxies(e)
-	var cfg Config
-	root := reflect.ValueOf(&cfg).Elem()
-	var unparsable, outside []Problem
-	for _, v := range Vars() {
-		f := root.FieldByIndex(v.index)
-		raw := e[v.Name]
-		switch err := v.set(f, raw); {
-		case err != nil:
-			unparsable = append(unparsable, v.problem(raw))
-		case !v.inRange(f):
-			outside = append(outside, v.problem(raw))
-		default:
-			continue
+	opts := env.Options{Environment: e, FuncMap: parsers(Home(e))}
+	cfg, bad := parse(opts)
+	bad = append(bad, outOfRange(&cfg, e, bad)...)
+	if len(bad) > 0 {
+		for _, p := range bad {
+			delete(e, p.Var)
 		}
-		delete(e, v.Name)
-		f.SetZero()
-		if err := v.set(f, ""); err != nil { // the default
-			panic(fmt.Sprintf("config: default of %s: %v", v.Name, err))
+		var again []Problem
+		if cfg, again = parse(opts); len(again) > 0 { // once more, each bad variable taking its default
+			panic(fmt.Sprintf("config: a default does not parse: %v", again))
 		}
 	}
 	cfg.StateDir = stateDir(cfg.StateDir, e)
-	return cfg, append(unparsable, outside...)
+	return cfg, append(bad, unknown(environ)...)
 }
 
-// set parses value into f, or the default when value is empty (set or not,
-// an empty variable means the default); with neither, f keeps its zero
-// value.
-func (v Var) set(f reflect.Value, value string) error {
-	if value == "" {
-		value = v.Default
+// parse runs the library over opts and turns its aggregated errors into
+// Problems, one per variable whose value does not parse.
+func parse(opts env.Options) (Config, []Problem) {
+	var cfg Config
+	err := env.ParseWithOptions(&cfg, opts)
+	if err == nil {
+		return cfg, nil
 	}
-	if value == "" {
-		return nil
+	var agg env.AggregateError
+	if !errors.As(err, &agg) {
+		panic(fmt.Sprintf("config: unexpected error from env: %v", err))
 	}
-	switch v.kind {
-	case reflect.String:
-		f.SetString(value)
-	case reflect.Bool:
-		b, err := strconv.ParseBool(value)
-		if err != nil {
-			return err
-		}
-		f.SetBool(b)
-	case reflect.Int, reflect.Int64:
-		bits := 64
-		if v.kind == reflect.Int {
-			bits = 32 // the bound every int variable was parsed with
-		}
-		n, err := strconv.ParseInt(value, 10, bits)
-		if err != nil {
-			return err
-		}
-		f.SetInt(n)
-	case reflect.Slice:
-		f.Set(reflect.ValueOf(strings.Split(value, v.separator)))
-	default:
-		panic("config: no parser for " + v.Name + " of kind " + v.kind.String())
+	byField := map[string]Var{}
+	for _, v := range vars() {
+		byField[v.field] = v
 	}
-	return nil
+	var problems []Problem
+	for _, ie := range agg.Errors {
+		var pe env.ParseError
+		if !errors.As(ie, &pe) {
+			panic(fmt.Sprintf("config: unexpected error from env: %v", ie)) // a tag or type without a parser
+		}
+		v := byField[pe.Name]
+		p := v.problem(opts.Environment[v.Name])
+		var r reason
+		if errors.As(pe.Err, &r) {
+			p.Reason = r.msg
+		}
+		problems = append(problems, p)
+	}
+	return cfg, problems
 }
 
-// inRange reports whether f, parsed, keeps to the variable's range or
-// choices.
+// outOfRange returns a Problem for each parsed value outside its range or
+// choices; the variables in skip did not parse.
+func outOfRange(cfg *Config, e map[string]string, skip []Problem) []Problem {
+	root := reflect.ValueOf(cfg).Elem()
+	var out []Problem
+	for _, v := range vars() {
+		if !v.inRange(root.FieldByIndex(v.index)) && !slices.ContainsFunc(skip, func(p Problem) bool { return p.Var == v.Name }) {
+			out = append(out, v.problem(e[v.Name]))
+		}
+	}
+	return out
+}
+
+// inRange reports whether f keeps to the variable's range or choices.
 func (v Var) inRange(f reflect.Value) bool {
 	switch {
 	case v.Min != nil:
@@ -122,7 +108,7 @@ func (v Var) inRange(f reflect.Value) bool {
 }
 
 func (v Var) problem(value string) Problem {
-	return Problem{Var: v.Name, Value: value, Allowed: v.Allowed(), Feature: v.Feature, Default: v.Default}
+	return Problem{Var: v.Name, Value: value, Allowed: v.Allowed(), Feature: v.Feature, Default: v.Default, Security: v.Security}
 }
 
 // fillLowercaseProxies lets the lowercase proxy spellings stand in for the
@@ -133,17 +119,4 @@ func fillLowercaseProxies(e map[string]string) {
 			e[name] = e[strings.ToLower(name)]
 		}
 	}
-}
-
-func parseRange(s string) (lo, hi *int64) {
-	a, b, ok := strings.Cut(s, "..")
-	if !ok {
-		panic("config: bad range tag " + s)
-	}
-	l, err1 := strconv.ParseInt(a, 10, 64)
-	h, err2 := strconv.ParseInt(b, 10, 64)
-	if err1 != nil || err2 != nil {
-		panic("config: bad range tag " + s)
-	}
-	return &l, &h
 }

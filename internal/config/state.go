@@ -7,14 +7,14 @@ import "path/filepath"
 // set, else the XDG Base Directory state home ($XDG_STATE_HOME, which the
 // spec says to ignore unless absolute, else $HOME/.local/state) with
 // "steerable-sidecar" appended; "" when neither is known (no journal).
-func stateDir(set string, env map[string]string) string {
+func stateDir(set Path, env map[string]string) Path {
 	switch {
 	case set != "":
 		return set
 	case filepath.IsAbs(env["XDG_STATE_HOME"]):
-		return filepath.Join(env["XDG_STATE_HOME"], "steerable-sidecar")
+		return Path(filepath.Join(env["XDG_STATE_HOME"], "steerable-sidecar"))
 	case filepath.IsAbs(env["HOME"]):
-		return filepath.Join(env["HOME"], ".local", "state", "steerable-sidecar")
+		return Path(filepath.Join(env["HOME"], ".local", "state", "steerable-sidecar"))
 	}
 	return ""
 }

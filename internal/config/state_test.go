@@ -5,7 +5,7 @@ import "testing"
 func TestStateDir(t *testing.T) {
 	tests := []struct {
 		env  map[string]string
-		want string
+		want Path
 	}{
 		{map[string]string{}, ""},
 		{map[string]string{"HOME": "/home/u"}, "/home/u/.local/state/steerable-sidecar"},

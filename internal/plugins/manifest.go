@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
-	"sort"
 	"strings"
 	"sync"
 
@@ -87,24 +86,16 @@ func (d Decoder) entry(name, source, origin, baseDir string, raw []byte) Spec {
 	return s
 }
 
-// knownKeys are the entry keys this sidecar reads; "type" and "url" are
-// read to refuse what it cannot run.
-var knownKeys = []string{"command", "args", "env", "cwd", "toolPrefix", "exposure", "sandbox", "disabled", "type", "url"}
-
 func (d Decoder) decodeEntry(s *Spec, baseDir string, raw []byte) error {
 	var fields map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &fields); err != nil || fields == nil {
 		return fmt.Errorf("the entry must be an object {command, args, env}: %v", jsonErr(err, raw))
 	}
-	for k := range fields {
-		if !slices.Contains(knownKeys, k) {
-			s.Warnings = append(s.Warnings, k)
-		}
-	}
-	sort.Strings(s.Warnings)
-	if err := refuseRemote(fields); err != nil {
+	ignored, err := checkEntryKeys(fields)
+	if err != nil {
 		return err
 	}
+	s.Warnings = ignored
 	var cmd, cwd, exposure string
 	var args []string
 	var env map[string]string
@@ -137,26 +128,12 @@ func (d Decoder) decodeEntry(s *Spec, baseDir string, raw []byte) error {
 	if !prefixPattern().MatchString(s.ToolPrefix) {
 		return fmt.Errorf(`"toolPrefix" %q is invalid: use at most 64 letters, digits, '_', '.', ':', '-' (e.g. "fs__")`, s.ToolPrefix)
 	}
-	var err error
 	s.Sandbox, err = d.sandbox(fields["sandbox"])
 	return err
 }
 
 // prefixPattern is compiled on first use, not at every start-up.
 var prefixPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9_.:-]{0,64}$`) })
-
-// refuseRemote names what a URL entry is: a server this sidecar cannot
-// start.
-func refuseRemote(fields map[string]json.RawMessage) error {
-	var typ string
-	if err := field(fields, "type", &typ, `"stdio"`); err != nil {
-		return err
-	}
-	if _, ok := fields["url"]; ok || (typ != "" && typ != "stdio") {
-		return fmt.Errorf("this is a remote MCP server (type %q, url); only stdio servers, started from \"command\", can be plugins", typ)
-	}
-	return nil
-}
 
 // resolve expands and sets command, args, env and cwd. A command with a
 // slash is relative to the manifest's directory; one without is looked up on
@@ -207,9 +184,12 @@ func setExposure(s *Spec, exposure string) error {
 	return nil
 }
 
-// sandbox decodes "sandbox": absent, "none", or {network, writable}. Unknown
-// keys are errors here, unlike at the top of an entry: a misspelt
-// "netwrok": true must not silently leave the network as it was.
+// sandboxKeys are the keys of a "sandbox" object.
+var sandboxKeys = []string{"network", "writable"}
+
+// sandbox decodes "sandbox": absent, "none", or {network, writable}; an
+// unknown key is an error, as in the entry: a misspelt "netwrok": true
+// must not silently leave the network as it was.
 func (d Decoder) sandbox(raw json.RawMessage) (SandboxSpec, error) {
 	const want = `"sandbox" must be "none" or {"network": true|false, "writable": ["/abs/dir", ...]}`
 	if raw == nil || string(raw) == "null" {
@@ -222,13 +202,18 @@ func (d Decoder) sandbox(raw json.RawMessage) (SandboxSpec, error) {
 		}
 		return SandboxSpec{}, fmt.Errorf("%s, not %q", want, word)
 	}
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &fields); err != nil {
+		return SandboxSpec{}, fmt.Errorf("%s: %v", want, err)
+	}
+	if err := unknownKeys(fields, sandboxKeys, sandboxKeys); err != nil {
+		return SandboxSpec{}, fmt.Errorf(`"sandbox": %w`, err)
+	}
 	var obj struct {
 		Network  bool      `json:"network"`
 		Writable *[]string `json:"writable"`
 	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&obj); err != nil {
+	if err := json.Unmarshal(raw, &obj); err != nil {
 		return SandboxSpec{}, fmt.Errorf("%s: %v", want, err)
 	}
 	out := SandboxSpec{Network: obj.Network}

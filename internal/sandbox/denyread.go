@@ -32,29 +32,6 @@ var DefaultDenyRead = []string{
 // cannot read them anyway).
 var rootDenyRead = []string{"/etc/shadow", "/etc/gshadow"}
 
-// ParsePathList parses a colon-separated list of paths
-// (STEERABLE_SANDBOX_DENY_READ, STEERABLE_SANDBOX_ALLOW_READ): each entry
-// absolute or starting with "~/", surrounding spaces trimmed, empty
-// entries skipped. Entries that are neither are returned as problems,
-// naming the fix; the others are kept in order, cleaned.
-func ParsePathList(list string) (paths, problems []string) {
-	for _, e := range strings.Split(list, ":") {
-		e = strings.TrimSpace(e)
-		switch {
-		case e == "":
-		case strings.ContainsRune(e, 0):
-			problems = append(problems, fmt.Sprintf("%q holds a NUL byte", e))
-		case e == "~" || strings.HasPrefix(e, "~/"):
-			paths = append(paths, "~"+filepath.Clean("/"+strings.TrimPrefix(e, "~")))
-		case filepath.IsAbs(e):
-			paths = append(paths, filepath.Clean(e))
-		default:
-			problems = append(problems, fmt.Sprintf("%q is not absolute; write /abs/path or ~/path", e))
-		}
-	}
-	return paths, problems
-}
-
 // DenyOptions are the inputs of the session's deny list.
 type DenyOptions struct {
 	Home  string   // the sidecar's $HOME ("" or "/": the ~/ entries are skipped)

@@ -185,17 +185,6 @@ func TestSuggestSkipsHidden(t *testing.T) {
 	}
 }
 
-func TestEditDistance(t *testing.T) {
-	for _, tt := range []struct {
-		a, b string
-		want int
-	}{{"", "", 0}, {"a", "", 1}, {"kitten", "sitting", 3}, {"read_file", "read_file", 0}, {"flaw", "lawn", 2}} {
-		if got := editDistance(tt.a, tt.b); got != tt.want {
-			t.Errorf("editDistance(%q, %q) = %d, want %d", tt.a, tt.b, got, tt.want)
-		}
-	}
-}
-
 func TestCallID(t *testing.T) {
 	seen := map[string]bool{}
 	for i := 0; i < 1000; i++ {
