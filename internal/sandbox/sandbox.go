@@ -98,7 +98,10 @@ type Sandbox struct {
 	policy   Policy // set by resolvePolicy
 	tmpDir   func() (string, error)
 	deny     denyList // set by resolvePolicy
-	launcher *launcher
+	// workspaceDenied is the deny entry the workspace lies in, if any:
+	// every child is then refused (the workspace is a credential store).
+	workspaceDenied *DenyEntry
+	launcher        *launcher
 
 	// resolvePolicy resolves the deny list (some 90 lstats) and builds the
 	// policy, once: the selection does it first, after the ready marker,
@@ -152,6 +155,7 @@ func Open(ctx context.Context, opts Options) (*Sandbox, error) {
 			roots = append(roots, tmp)
 		}
 		s.deny = resolveDenyList(opts.Deny, roots)
+		s.workspaceDenied = DeniedWorkspace(s.deny.entries, opts.Workspace)
 		s.policy = Policy{WritableRoots: roots, Network: opts.Network, UnixSockets: opts.UnixSockets,
 			DenyRead: s.deny.paths, Limits: opts.Limits}.normalized()
 	})
@@ -214,6 +218,10 @@ func (s *Sandbox) selectBackend(ctx context.Context) {
 	if s.backend == nil {
 		s.backend = None{}
 		s.unavailable = s.opts.Require || s.named()
+	}
+	if e := s.workspaceDenied; e != nil {
+		s.unavailable = true
+		s.attempts = append(s.attempts, Attempt{Backend: "every backend", Err: WorkspaceDeniedError(s.opts.Workspace, *e)})
 	}
 	s.info = Info{Backend: s.backend.Name(), Enforcement: s.backend.Enforcement(s.policy), Network: s.policy.Network,
 		DenyRead: s.deny.present}

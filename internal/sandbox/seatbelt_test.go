@@ -75,12 +75,14 @@ func TestSeatbeltPreparePassesPathsAsParameters(t *testing.T) {
 	}
 	n := p.normalized()
 	want := Launch{Cmd: Cmd{Path: "/usr/bin/sandbox-exec", Dir: "/w", Args: []string{"sandbox-exec", "-p", SeatbeltProfile(n),
-		"-D", "WRITABLE_ROOT_0=/tmp/s", "-D", "WRITABLE_ROOT_1=" + evil, "--", "/bin/bash", "-c", "true"}}}
+		"-D", "WRITABLE_ROOT_0=/tmp/s", "-D", "WRITABLE_ROOT_1=" + evil, "-D", "DENY_READ_0=" + evil + "/.ssh",
+		"--", "/bin/bash", "-c", "true"}}}
 	if diff := cmp.Diff(want, got, cmp.Comparer(func(a, b func() error) bool { return a == nil && b == nil })); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
-	if len(n.DenyRead) != 0 {
-		t.Errorf("a deny path inside a writable root survived normalisation: %q", n.DenyRead)
+	if !strings.Contains(got.Args[2], "(deny file-read* file-write*\n    (subpath (param \"DENY_READ_0\")))") ||
+		strings.Index(got.Args[2], "(deny file-read* file-write*") < strings.Index(got.Args[2], "(allow file-read* file-write*") {
+		t.Errorf("a deny path inside a writable root is not denied after the root's allowance:\n%s", got.Args[2])
 	}
 	if err := (Seatbelt{}).Available(); err == nil {
 		t.Error("seatbelt without sandbox-exec claims to be available")
@@ -89,8 +91,8 @@ func TestSeatbeltPreparePassesPathsAsParameters(t *testing.T) {
 
 // The profile carries the sandbox's deny list as it is resolved for a
 // macOS home: every default credential store (keychains, browser data,
-// ~/.ssh, …) becomes a DENY_READ parameter of a file-read* denial, and an
-// entry inside the workspace is left out (the workspace is never masked).
+// ~/.ssh, …) becomes a DENY_READ parameter of a file-read* denial, before
+// the roots' allowance: a root inside a denied store stays reachable.
 func TestSeatbeltDeniesTheDefaultCredentialStores(t *testing.T) {
 	home := "/Users/me"
 	ws := home + "/.config/gh/repo" // a workspace inside a denied store
