@@ -11,6 +11,7 @@ import (
 
 	"steerable.dev/sidecar/internal/config"
 	"steerable.dev/sidecar/internal/mcpserver"
+	"steerable.dev/sidecar/internal/sandbox"
 )
 
 // mcpCmd serves the same registry and dispatch pipeline as an MCP server
@@ -52,13 +53,13 @@ func mcpCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	defer logOut.Close(logFlushWait)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	m := &mcpBoot{common: common, strict: *strict, stderr: stderr, host: mcpserver.NewHost(log), stop: cancel}
+	m := &mcpBoot{common: common, strict: *strict, stderr: stderr, host: mcpserver.NewHost(log), stop: cancel, cfg: cfg}
 	m.idle = sync.NewCond(&m.mu)
 	defer m.close()
 	fromRoots := common.cwd == "" && cfg.Workspace == ""
 	m.booting = !fromRoots // the server boots a configured workspace at once
 	srv, err := mcpserver.New(mcpserver.Options{Version: version, Strategy: *strategy, Host: m.host,
-		Open: m.opener(fromRoots), Roots: fromRoots,
+		Open: m.opener(fromRoots), Roots: fromRoots, CheckRoot: checkRoot(cfg),
 		MaxInflight: cfg.MaxInflight, LocalNetwork: cfg.SandboxNetwork, Log: log})
 	if err != nil {
 		fmt.Fprintf(stderr, "steerable-sidecar: %v\n", err)
@@ -100,6 +101,7 @@ only; logs go to stderr.`
 // mcpBoot boots the app for the MCP server once it knows the workspace.
 type mcpBoot struct {
 	common commonFlags
+	cfg    config.Config // as loaded before the boot (the roots are checked by its deny list)
 	strict bool
 	stderr io.Writer
 	host   *mcpserver.Host
@@ -122,12 +124,33 @@ func (m *mcpBoot) opener(fromRoots bool) mcpserver.Opener {
 			if err := cwdNotFilesystemRoot(); err != nil {
 				return mcpserver.Tools{}, err
 			}
+			if cwd, err := os.Getwd(); err == nil {
+				if err := checkRoot(m.cfg)(cwd); err != nil {
+					return mcpserver.Tools{}, fmt.Errorf("the current directory: %w; add \"--cwd\", \"/path/to/project\" to the server's args", err)
+				}
+			}
 		}
 		t, err := m.boot(root, !fromRoots)
 		if err != nil && !fromRoots {
 			m.stop()
 		}
 		return t, err
+	}
+}
+
+// checkRoot refuses a client's root that must not be the workspace
+// (sandbox.WorkspaceProblem, by the resolved deny list and both homes).
+func checkRoot(cfg config.Config) mcpserver.RootCheck {
+	return func(dir string) error {
+		real, err := filepath.EvalSymlinks(dir)
+		if err != nil {
+			return fmt.Errorf("root %s: %v", dir, err)
+		}
+		o, _ := denyOptions(cfg)
+		if err := sandbox.WorkspaceProblem(sandbox.ResolveDeny(o), o.Homes(), real); err != nil {
+			return fmt.Errorf("root %s refused: %w", dir, err)
+		}
+		return nil
 	}
 }
 

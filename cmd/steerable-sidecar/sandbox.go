@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"steerable.dev/sidecar/internal/config"
 	"steerable.dev/sidecar/internal/sandbox"
 	"steerable.dev/sidecar/protocol"
 )
@@ -111,6 +112,21 @@ func (a *app) probeSandbox() {
 // are the deny-list entries that are not paths (each names the fix).
 func (a *app) sandboxOptions() (sandbox.Options, []string) {
 	c := a.cfg
+	deny, problems := denyOptions(c)
+	return sandbox.Options{
+		Choice: c.Sandbox, Network: c.SandboxNetwork, UnixSockets: c.SandboxUnixSockets, Require: c.SandboxRequire,
+		Workspace: c.Workspace, TempParent: os.TempDir(), Environ: os.Environ(), DeferProbe: true,
+		Env:       sandbox.EnvRules{Core: c.SandboxEnv == "core", Pass: c.SandboxEnvPass},
+		Deny:      deny,
+		Limits:    sandbox.Limits{MaxProcs: c.SandboxMaxProcs, MaxMemoryBytes: int64(c.SandboxMaxMemoryMB) << 20},
+		BwrapPath: c.BwrapPath, BashPath: c.BashPath, Self: sandbox.OpenSelf("steerable-sidecar"), Notes: problems,
+	}, problems
+}
+
+// denyOptions are the inputs of the deny list: both homes ($HOME, and the
+// passwd entry's, looked up when the list is resolved), the extra and the
+// lifted entries; problems are the entries that are not paths.
+func denyOptions(c config.Config) (sandbox.DenyOptions, []string) {
 	deny, p1 := sandbox.ParsePathList(c.SandboxDenyRead)
 	allow, p2 := sandbox.ParsePathList(c.SandboxAllowRead)
 	var problems []string
@@ -120,14 +136,7 @@ func (a *app) sandboxOptions() (sandbox.Options, []string) {
 	for _, p := range p2 {
 		problems = append(problems, "STEERABLE_SANDBOX_ALLOW_READ: entry "+p+" (ignored)")
 	}
-	return sandbox.Options{
-		Choice: c.Sandbox, Network: c.SandboxNetwork, UnixSockets: c.SandboxUnixSockets, Require: c.SandboxRequire,
-		Workspace: c.Workspace, TempParent: os.TempDir(), Environ: os.Environ(), DeferProbe: true,
-		Env:       sandbox.EnvRules{Core: c.SandboxEnv == "core", Pass: c.SandboxEnvPass},
-		Deny:      sandbox.DenyOptions{Home: os.Getenv("HOME"), Extra: deny, Allow: allow, Root: os.Geteuid() == 0},
-		Limits:    sandbox.Limits{MaxProcs: c.SandboxMaxProcs, MaxMemoryBytes: int64(c.SandboxMaxMemoryMB) << 20},
-		BwrapPath: c.BwrapPath, BashPath: c.BashPath, Self: sandbox.OpenSelf("steerable-sidecar"), Notes: problems,
-	}, problems
+	return sandbox.DenyOptions{Home: os.Getenv("HOME"), LookupUserHome: true, Extra: deny, Allow: allow, Root: os.Geteuid() == 0}, problems
 }
 
 // sandboxCheck is checks.sandbox once the backend is selected: ok when a

@@ -126,11 +126,15 @@ func patternProblem(e, p string) string {
 
 // DenyOptions are the inputs of the session's deny list.
 type DenyOptions struct {
-	Home     string   // the sidecar's $HOME ("" or "/": skipped)
-	UserHome string   // the passwd entry's home (UserHome), when it differs
-	Extra    []string // STEERABLE_SANDBOX_DENY_READ, parsed
-	Allow    []string // STEERABLE_SANDBOX_ALLOW_READ, parsed: defaults lifted
-	Root     bool     // the sidecar runs as uid 0
+	Home     string // the sidecar's $HOME ("" or "/": skipped)
+	UserHome string // the passwd entry's home, when it differs
+	// LookupUserHome sets UserHome (UserHome()) when the list is resolved:
+	// the lookup reads /etc/passwd (or asks NSS), which start-up need not
+	// wait for.
+	LookupUserHome bool
+	Extra          []string // STEERABLE_SANDBOX_DENY_READ, parsed
+	Allow          []string // STEERABLE_SANDBOX_ALLOW_READ, parsed: defaults lifted
+	Root           bool     // the sidecar runs as uid 0
 }
 
 // UserHome is the home directory the passwd entry (or NSS) gives the
@@ -184,12 +188,73 @@ func ResolveDeny(o DenyOptions) []DenyEntry {
 	return resolveDenyList(o, nil).entries
 }
 
+// LexicalDeny is ResolveDeny without a look at the file system: $HOME
+// (and UserHome if set) as given, no symlink resolved. It costs no
+// system call, for a check at start-up; ResolveDeny's answer is the one
+// that holds.
+func LexicalDeny(o DenyOptions) []DenyEntry {
+	var out []DenyEntry
+	entries := slices.Concat(DefaultDenyRead, o.Extra)
+	if o.Root {
+		entries = append(entries, rootDenyRead...)
+	}
+	for _, e := range entries {
+		if slices.Contains(o.Allow, e) {
+			continue
+		}
+		for _, p := range expandHomes(e, o.homes()) {
+			if !slices.Contains(o.Allow, p) {
+				out = append(out, DenyEntry{Path: p, Name: e})
+			}
+		}
+	}
+	return out
+}
+
+// Homes are the distinct usable homes of o, the passwd entry's looked up
+// if o says so.
+func (o DenyOptions) Homes() []string {
+	if o.LookupUserHome {
+		o.UserHome = UserHome()
+	}
+	return o.homes()
+}
+
+// WorkspaceProblem says why dir (absolute, symlinks resolved) must not be
+// a workspace under the deny list entries, nil when it may: it is the
+// filesystem root; it is, or lies inside, a credential store; or it holds
+// one of homes whole while nothing is denied (homes nil: not checked).
+// The message says which directories are acceptable.
+func WorkspaceProblem(entries []DenyEntry, homes []string, dir string) error {
+	const acceptable = "a workspace is a project directory: not /, not inside a credential store of the deny list, " +
+		"and not holding a whole home while the deny list is empty"
+	if filepath.Dir(dir) == dir {
+		return fmt.Errorf("%s is the filesystem root, which is never the workspace (%s)", dir, acceptable)
+	}
+	if e := DeniedWorkspace(entries, dir); e != nil {
+		return fmt.Errorf("%w (%s)", WorkspaceDeniedError(dir, *e), acceptable)
+	}
+	if len(entries) > 0 {
+		return nil
+	}
+	for _, h := range homes {
+		if h == dir || strings.HasPrefix(h, dir+"/") {
+			return fmt.Errorf("%s holds the home %s whole while the deny list is empty (STEERABLE_SANDBOX_ALLOW_READ lifted every entry), "+
+				"so every credential in it would be readable (%s)", dir, h, acceptable)
+		}
+	}
+	return nil
+}
+
 // resolveDenyList expands, resolves and checks the deny entries against
 // the writable roots. A path inside a root is denied all the same (bwrap
 // masks it, Landlock grants the root around it); a root inside a denied
 // path stays reachable, and the notes say so.
 func resolveDenyList(o DenyOptions, roots []string) denyList {
 	var d denyList
+	if o.LookupUserHome {
+		o.UserHome = UserHome()
+	}
 	entries := slices.Concat(DefaultDenyRead, o.Extra)
 	if o.Root {
 		entries = append(entries, rootDenyRead...)

@@ -330,6 +330,13 @@ func (s *Sandbox) Policy() Policy {
 	return s.policy
 }
 
+// DenyEntries is the session's deny list, resolved (the file tools refuse
+// the same paths the children cannot read: files.WithDeny).
+func (s *Sandbox) DenyEntries() []DenyEntry {
+	s.resolvePolicy()
+	return slices.Clone(s.deny.entries)
+}
+
 // Lifetime is the guarantee that ends a child's whole tree here.
 func (s *Sandbox) Lifetime() Lifetime {
 	s.waitSelected()
