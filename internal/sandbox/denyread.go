@@ -188,22 +188,21 @@ func ResolveDeny(o DenyOptions) []DenyEntry {
 	return resolveDenyList(o, nil).entries
 }
 
-// LexicalDeny is ResolveDeny without a look at the file system: $HOME
-// (and UserHome if set) as given, no symlink resolved. It costs no
-// system call, for a check at start-up; ResolveDeny's answer is the one
-// that holds.
+// LexicalDeny is the deny list of o before any look at the file system:
+// each "~/" entry once per home (o.Home, and o.UserHome if set), minus the
+// entries inside one of STEERABLE_SANDBOX_ALLOW_READ, no symlink
+// resolved. It costs no system call (a check at start-up uses it);
+// ResolveDeny's answer is the one that holds.
 func LexicalDeny(o DenyOptions) []DenyEntry {
 	var out []DenyEntry
 	entries := slices.Concat(DefaultDenyRead, o.Extra)
 	if o.Root {
 		entries = append(entries, rootDenyRead...)
 	}
+	allowed := expandAll(o.Allow, o.homes())
 	for _, e := range entries {
-		if slices.Contains(o.Allow, e) {
-			continue
-		}
 		for _, p := range expandHomes(e, o.homes()) {
-			if !slices.Contains(o.Allow, p) {
+			if !lifted(p, allowed) {
 				out = append(out, DenyEntry{Path: p, Name: e})
 			}
 		}
@@ -255,28 +254,37 @@ func resolveDenyList(o DenyOptions, roots []string) denyList {
 	if o.LookupUserHome {
 		o.UserHome = UserHome()
 	}
-	entries := slices.Concat(DefaultDenyRead, o.Extra)
-	if o.Root {
-		entries = append(entries, rootDenyRead...)
-	}
-	homes := o.homes()
-	if len(homes) == 0 {
+	if len(o.homes()) == 0 {
 		d.notes = append(d.notes, "HOME is unset or / and the user has no home: the ~/ credential stores are not denied")
 	}
-	for _, e := range entries {
-		if slices.Contains(o.Allow, e) {
-			continue
-		}
-		for _, p := range expandHomes(e, homes) {
-			if !slices.Contains(o.Allow, p) {
-				d.add(DenyEntry{Path: p, Name: e}, roots, slices.Contains(o.Extra, e))
-			}
-		}
+	for _, e := range LexicalDeny(o) {
+		d.add(e, roots, slices.Contains(o.Extra, e.Name))
 	}
 	if len(d.inRoot) > 0 {
 		d.notes = append(d.notes, "denied inside a writable root (hidden from commands, refused by the file tools): "+strings.Join(d.inRoot, ", "))
 	}
 	return d
+}
+
+// expandAll expands every entry of list for every home.
+func expandAll(list, homes []string) []string {
+	var out []string
+	for _, e := range list {
+		out = append(out, expandHomes(e, homes)...)
+	}
+	return out
+}
+
+// lifted reports whether the denied path p is, or lies below, an entry of
+// STEERABLE_SANDBOX_ALLOW_READ (expanded): allowing a directory lifts every
+// store inside it.
+func lifted(p string, allowed []string) bool {
+	for _, a := range allowed {
+		if a == p || a == "/" || strings.HasPrefix(p, a+"/") {
+			return true
+		}
+	}
+	return false
 }
 
 func (d *denyList) add(e DenyEntry, roots []string, extra bool) {

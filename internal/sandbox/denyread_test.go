@@ -111,6 +111,8 @@ func TestResolveDenyList(t *testing.T) {
 			"a writable root is inside denied " + home + "/.ssh"},
 		{"$HOME and the passwd home both", DenyOptions{Home: home, UserHome: other}, []string{ws}, append(all(home), all(other)...), ""},
 		{"the same home twice", DenyOptions{Home: home, UserHome: home + "/"}, []string{ws}, all(home), ""},
+		{"a directory lifted: every store inside it", DenyOptions{Home: home, Allow: []string{"~/.config"}}, []string{ws},
+			[]string{home + "/.ssh", home + "/.aws", home + "/.netrc", home + "/.npmrc"}, ""},
 		{"a wildcard", DenyOptions{Home: home, Extra: []string{"~/.n*rc"}}, []string{ws}, all(home), ""},
 		{"no HOME", DenyOptions{}, []string{ws}, nil, "HOME is unset"},
 		{"no HOME, a passwd home", DenyOptions{UserHome: other}, []string{ws}, all(other), ""},
