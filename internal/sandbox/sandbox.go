@@ -94,10 +94,10 @@ type Attempt struct {
 // Summary, Start, Run, Close) start it if need be and wait for it;
 // Selected says whether it is done (and starts nothing).
 type Sandbox struct {
-	opts     Options
-	policy   Policy // set by resolvePolicy
-	tmpDir   func() (string, error)
-	deny     denyList // set by resolvePolicy
+	opts   Options
+	policy Policy // set by resolvePolicy
+	tmpDir func() (string, error)
+	deny   denyList // set by resolvePolicy
 	// workspaceDenied is the deny entry the workspace lies in, if any:
 	// every child is then refused (the workspace is a credential store).
 	workspaceDenied *DenyEntry

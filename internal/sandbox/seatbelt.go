@@ -12,8 +12,11 @@ import (
 // writable roots and the null devices, signals to processes outside the
 // sandbox, and, with the network off, every network operation (UNIX
 // sockets included unless allowed) — because SBPL gives later rules
-// precedence; the writable roots are allowed again last, so the workspace
-// is never masked. Allow-by-default keeps Mach services, sysctl reads and
+// precedence; the writable roots are allowed again after the denials of
+// paths outside them (a root inside a denied directory stays reachable),
+// and the denied paths inside a root are denied after that. A wildcard
+// entry is expanded to its matches when the profile is built.
+// Allow-by-default keeps Mach services, sysctl reads and
 // the rest that ordinary tools need; those are not part of the policy.
 // Paths reach the profile as -D parameters, never spliced into its text,
 // so no path can change the profile.
