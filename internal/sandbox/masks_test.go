@@ -128,3 +128,38 @@ func TestNilMaskCacheComputesEachTime(t *testing.T) {
 		t.Errorf("masks after it appeared: %q", masks)
 	}
 }
+
+// A store inside a writable root is masked after the root's bind (a mask
+// before it would be covered by the bind), with each directory between
+// the root and it bound over itself first; a store outside every root is
+// masked before the binds, so a root inside it is bound over the mask.
+func TestMasksInsideARootComeAfterItsBind(t *testing.T) {
+	home := t.TempDir()
+	for _, d := range []string{".ssh", ".config/gh", "outside/.aws"} {
+		os.MkdirAll(filepath.Join(home, d), 0o700)
+	}
+	os.WriteFile(filepath.Join(home, ".netrc"), []byte("x"), 0o600)
+	deny := []string{home + "/.ssh", home + "/.config/gh", home + "/.netrc", home + "/outside/.aws"}
+	got := masksFor(deny, []string{home})
+	want := maskArgs{
+		after: []string{
+			"--bind", home + "/.config", home + "/.config", "--tmpfs", home + "/.config/gh",
+			"--ro-bind", "/dev/null", home + "/.netrc",
+			"--tmpfs", home + "/.ssh",
+			"--bind", home + "/outside", home + "/outside", "--tmpfs", home + "/outside/.aws",
+		},
+		remount: []string{"--remount-ro", home + "/.config/gh", "--remount-ro", home + "/.ssh", "--remount-ro", home + "/outside/.aws"},
+	}
+	if diff := cmp.Diff(want, got, cmp.AllowUnexported(maskArgs{})); diff != "" {
+		t.Errorf("masks in the root (-want +got):\n%s", diff)
+	}
+	got = masksFor(deny, []string{home + "/outside/.aws/sub"}) // a root inside a store
+	if !slices.Contains(got.before, home+"/outside/.aws") || slices.Contains(got.after, home+"/outside/.aws") {
+		t.Errorf("a store holding a root is not masked before the binds: %+v", got)
+	}
+	args := Bwrap{Path: "/usr/bin/bwrap"}.args(Cmd{Path: "/bin/true", Args: []string{"true"}}, Policy{WritableRoots: []string{home}, DenyRead: deny}.normalized(), -1, false)
+	line := strings.Join(args, " ")
+	if strings.Index(line, "--bind "+home+" "+home) > strings.Index(line, "--tmpfs "+home+"/.ssh") {
+		t.Errorf("the mask of .ssh comes before the workspace's bind: %s", line)
+	}
+}
