@@ -73,29 +73,44 @@ func foldCase(p string) string {
 func (d *Deny) Empty() bool { return d == nil || len(d.exact)+len(d.patterns) == 0 }
 
 // Match returns the entry abs (absolute, clean, symlinks resolved) is or
-// lies below.
+// lies below. It walks abs's components from the top and stops at the
+// first that no entry lies below: a path outside every store's ancestry
+// costs a lookup or three.
 func (d *Deny) Match(abs string) (DenyEntry, bool) {
 	if d.Empty() {
 		return DenyEntry{}, false
 	}
 	abs = foldCase(abs)
-	sep := string(filepath.Separator)
-	for p := abs; ; {
+	top := len(filepath.VolumeName(abs)) + 1 // "/", or `C:\`
+	if len(abs) < top {
+		return DenyEntry{}, false
+	}
+	parent := abs[:top]
+	if e, ok := d.exact[parent]; ok {
+		return e, true
+	}
+	for start := top; start < len(abs); {
+		if _, below := d.above[parent]; !below {
+			return DenyEntry{}, false
+		}
+		end := strings.IndexByte(abs[start:], filepath.Separator)
+		if end < 0 {
+			end = len(abs)
+		} else {
+			end += start
+		}
+		p := abs[:end]
 		if e, ok := d.exact[p]; ok {
 			return e, true
 		}
-		cut := strings.LastIndex(p, sep)
-		if cut < 0 || p == sep {
-			return DenyEntry{}, false
-		}
-		dir := p[:max(cut, 1)] // "/" for a name at the top
-		for _, e := range d.patternsIn(dir) {
-			if ok, _ := filepath.Match(filepath.Base(e.Path), p[cut+1:]); ok {
+		for _, e := range d.patternsIn(parent) {
+			if ok, _ := filepath.Match(filepath.Base(e.Path), abs[start:end]); ok {
 				return e, true
 			}
 		}
-		p = dir
+		parent, start = p, end+1
 	}
+	return DenyEntry{}, false
 }
 
 func (d *Deny) patternsIn(dir string) []DenyEntry {

@@ -2,6 +2,7 @@ package files
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -129,5 +130,46 @@ func TestResolveRefusesCredentialStores(t *testing.T) {
 	}
 	if calls != 1 {
 		t.Errorf("the deny list was built %d times, want once", calls)
+	}
+}
+
+// BenchmarkResolveDeny: what the deny check adds to every file tool's
+// path — Resolve of a file in a home workspace, with no deny list and with
+// one of the defaults' size for two homes.
+func BenchmarkResolveDeny(b *testing.B) {
+	home, _ := filepath.EvalSymlinks(b.TempDir())
+	os.MkdirAll(home+"/src/pkg", 0o755)
+	os.WriteFile(home+"/src/pkg/read4k.txt", make([]byte, 4096), 0o644)
+	var entries []DenyEntry
+	for i := range 60 {
+		for _, h := range []string{home, "/root"} {
+			entries = append(entries, DenyEntry{Path: fmt.Sprintf("%s/.store%d", h, i), Name: fmt.Sprintf("~/.store%d", i)})
+		}
+	}
+	entries = append(entries, DenyEntry{Path: "/etc/ssh/ssh_host_*_key", Name: "/etc/ssh/ssh_host_*_key"})
+	b.Run("Match alone", func(b *testing.B) {
+		d := NewDeny(entries)
+		for b.Loop() {
+			if _, denied := d.Match(home + "/src/pkg/read4k.txt"); denied {
+				b.Fatal("denied")
+			}
+		}
+	})
+	for _, c := range []struct {
+		name string
+		opts []Option
+	}{{"none", nil}, {"122 entries", []Option{WithDeny(func() []DenyEntry { return entries })}}} {
+		b.Run(c.name, func(b *testing.B) {
+			w, err := Open(home, true, c.opts...)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer w.Close()
+			for b.Loop() {
+				if _, err := w.Resolve("src/pkg/read4k.txt"); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
