@@ -21,8 +21,9 @@ import (
 // (tools/list and tools/call wait for them). The workspace is --cwd, else
 // STEERABLE_WORKSPACE: then a boot failure (a bad workspace, or any invalid
 // variable with --strict-config) exits 2, as serve does. Without either the
-// workspace is the client's first root, else the process cwd (refused when
-// that is the filesystem root), and boots after notifications/initialized;
+// workspace is the client's first acceptable root (checkRoot), else the
+// process cwd (refused when that is the filesystem root or fails the same
+// check), and boots after notifications/initialized;
 // a failure then fails tools/list and tools/call with the reason, since the
 // client is already connected.
 func mcpCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
@@ -92,8 +93,10 @@ sandbox as serve, for Claude Desktop, Claude Code, VS Code, Cursor or any MCP cl
 Configure the client to run the command steerable-sidecar with the args ["mcp"]; add
 "--cwd", "/path/to/project" for a client that sends no roots (Claude Desktop).
 
-The workspace is --cwd, else STEERABLE_WORKSPACE, else the client's first file:// root,
-else the directory the client started the server in (never the filesystem root).
+The workspace is --cwd, else STEERABLE_WORKSPACE, else the client's first file:// root
+that is acceptable (never /, a credential store such as ~/.ssh or a directory inside one,
+nor a whole home while the deny list is empty), else the directory the client started
+the server in (never the filesystem root).
 ask_user and approvals (STEERABLE_APPROVALS=host) become elicitation requests; a client
 that cannot elicit gets no ask_user and has approvals denied. stdout carries MCP frames
 only; logs go to stderr.`
