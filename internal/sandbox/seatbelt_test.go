@@ -1,6 +1,8 @@
 package sandbox
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -124,5 +126,29 @@ func TestSeatbeltDeniesTheDefaultCredentialStores(t *testing.T) {
 	}
 	if params[ws] != "WRITABLE_ROOT_1" && params[ws] != "WRITABLE_ROOT_0" {
 		t.Errorf("the workspace is not a writable root: %v", params)
+	}
+}
+
+// A wildcard entry reaches the profile as the paths that match it, and a
+// store inside the workspace is denied after the workspace's allowance
+// (SBPL: the last matching rule wins).
+func TestSeatbeltDeniesStoresInsideTheWorkspace(t *testing.T) {
+	ws := t.TempDir()
+	os.WriteFile(filepath.Join(ws, "a_key"), []byte("k"), 0o600)
+	p := Policy{WritableRoots: []string{ws}, DenyRead: []string{filepath.Join(ws, "*_key"), filepath.Join(ws, ".ssh")}}
+	la, err := Seatbelt{Path: "/usr/bin/sandbox-exec"}.Prepare(Cmd{Path: "/bin/bash", Args: []string{"bash"}}, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	line := strings.Join(la.Args, "\n")
+	for _, want := range []string{"DENY_READ_0=" + ws + "/.ssh", "DENY_READ_1=" + ws + "/a_key"} {
+		if !strings.Contains(line, want) {
+			t.Errorf("no parameter %s:\n%s", want, line)
+		}
+	}
+	profile := la.Args[2]
+	if !strings.Contains(profile, "(deny file-read* file-write*\n    (subpath (param \"DENY_READ_0\"))\n    (subpath (param \"DENY_READ_1\")))") ||
+		strings.Index(profile, "(deny file-read* file-write*") < strings.Index(profile, "(allow file-read* file-write*") {
+		t.Errorf("the stores in the workspace are not denied after its allowance:\n%s", profile)
 	}
 }
