@@ -133,7 +133,7 @@ type DenyOptions struct {
 	// wait for.
 	LookupUserHome bool
 	Extra          []string // STEERABLE_SANDBOX_DENY_READ, parsed
-	Allow          []string // STEERABLE_SANDBOX_ALLOW_READ, parsed: defaults lifted
+	Allow          []string // STEERABLE_SANDBOX_ALLOW_READ, parsed: the entries equal to or inside one are lifted
 	Root           bool     // the sidecar runs as uid 0
 }
 
