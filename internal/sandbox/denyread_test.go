@@ -397,3 +397,29 @@ func varTempDir(t *testing.T) string {
 	real, _ := filepath.EvalSymlinks(d)
 	return real
 }
+
+// A root sidecar's commands read none of the system's secrets: password
+// hashes, TLS private keys, root's shell histories — one created during
+// the session included (a wildcard entry).
+func TestRootSidecarSecretsAreUnreadable(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("the system's secrets are denied to a root sidecar only (anyone else cannot read them anyway); CI runs as root")
+	}
+	for _, name := range confining {
+		t.Run(name, func(t *testing.T) {
+			s := openWith(t, name, Options{Deny: DenyOptions{Root: true}})
+			run(t, s, `true`, RunOptions{})
+			f, err := os.CreateTemp("/root", ".steerable-test-*_history")
+			if err != nil {
+				t.Skip("cannot create a history file in /root:", err)
+			}
+			f.WriteString("history-secret")
+			f.Close()
+			defer os.Remove(f.Name())
+			res := run(t, s, `cat /etc/shadow; cat /etc/ssl/private/* /etc/ssh/ssh_host_*_key 2>/dev/null; cat `+f.Name()+`; echo end`, RunOptions{})
+			if res.Stdout != "end\n" {
+				t.Errorf("a system secret is readable: %+v", res)
+			}
+		})
+	}
+}
