@@ -140,6 +140,9 @@ func boot(flags commonFlags, strict bool, stderr io.Writer) (_ *app, err error) 
 	if err != nil {
 		return nil, &bootError{err.Error()}
 	}
+	if err := workspaceAllowed(cfg, ws); err != nil {
+		return nil, &bootError{err.Error()}
+	}
 	a.cfg.Workspace = config.Path(ws)
 	if err := a.openSandbox(tmp); err != nil {
 		return nil, &bootError{err.Error()}
@@ -203,7 +206,25 @@ func workspace(flagCwd, envWorkspace string) (string, error) {
 	if fi, err := os.Stat(abs); err != nil || !fi.IsDir() {
 		return "", fmt.Errorf("workspace %q is not a directory; pass one with --cwd or STEERABLE_WORKSPACE", dir)
 	}
+	if filepath.Dir(abs) == abs {
+		return "", fmt.Errorf("the workspace would be the filesystem root %s, which hands the model the whole disk: "+
+			"pass a project directory with --cwd or STEERABLE_WORKSPACE", abs)
+	}
 	return abs, nil
+}
+
+// workspaceAllowed refuses a workspace that is, or lies inside, a
+// credential store of the deny list, by the list as configured ($HOME as
+// set and resolved; no other system call, so start-up does not wait for
+// the full resolution). Where only the resolved list finds it (a symlink
+// on the way), the sandbox refuses every command and the file tools every
+// path instead.
+func workspaceAllowed(cfg config.Config, ws string) error {
+	o := denyOptions(cfg)
+	if real, err := filepath.EvalSymlinks(o.Home); err == nil && real != o.Home {
+		o.UserHome = real
+	}
+	return sandbox.WorkspaceProblem(sandbox.LexicalDeny(o), nil, ws)
 }
 
 // buildTools registers the built-ins and builds the dispatcher. host is the
@@ -304,6 +325,13 @@ func (a *app) openFiles() error {
 	if filesFault != nil {
 		opts = append(opts, files.WithFault(filesFault))
 	}
+	opts = append(opts, files.WithDeny(func() []files.DenyEntry {
+		var out []files.DenyEntry
+		for _, e := range a.sandbox.DenyEntries() {
+			out = append(out, files.DenyEntry{Path: e.Path, Name: e.Name})
+		}
+		return out
+	}))
 	ws, err := files.Open(string(a.cfg.Workspace), a.cfg.WorkspaceConfine, opts...)
 	if err != nil {
 		return &bootError{err.Error()}

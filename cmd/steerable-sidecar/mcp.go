@@ -11,6 +11,7 @@ import (
 
 	"steerable.dev/sidecar/internal/config"
 	"steerable.dev/sidecar/internal/mcpserver"
+	"steerable.dev/sidecar/internal/sandbox"
 )
 
 // mcpCmd serves the same registry and dispatch pipeline as an MCP server
@@ -20,8 +21,9 @@ import (
 // (tools/list and tools/call wait for them). The workspace is --cwd, else
 // STEERABLE_WORKSPACE: then a boot failure (a bad workspace, or any invalid
 // variable with --strict-config) exits 2, as serve does. Without either the
-// workspace is the client's first root, else the process cwd (refused when
-// that is the filesystem root), and boots after notifications/initialized;
+// workspace is the client's first acceptable root (checkRoot), else the
+// process cwd (refused when that is the filesystem root or fails the same
+// check), and boots after notifications/initialized;
 // a failure then fails tools/list and tools/call with the reason, since the
 // client is already connected. An invalid security-relevant variable exits
 // 2 before the handshake in either case (config.Fatal).
@@ -59,13 +61,13 @@ func mcpCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	defer logOut.Close(logFlushWait)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	m := &mcpBoot{common: common, strict: *strict, stderr: stderr, host: mcpserver.NewHost(log), stop: cancel}
+	m := &mcpBoot{common: common, strict: *strict, stderr: stderr, host: mcpserver.NewHost(log), stop: cancel, cfg: cfg}
 	m.idle = sync.NewCond(&m.mu)
 	defer m.close()
 	fromRoots := common.cwd == "" && cfg.Workspace == ""
 	m.booting = !fromRoots // the server boots a configured workspace at once
 	srv, err := mcpserver.New(mcpserver.Options{Version: version, Strategy: *strategy, Host: m.host,
-		Open: m.opener(fromRoots), Roots: fromRoots,
+		Open: m.opener(fromRoots), Roots: fromRoots, CheckRoot: checkRoot(cfg),
 		MaxInflight: cfg.MaxInflight, LocalNetwork: cfg.SandboxNetwork, Log: log})
 	if err != nil {
 		fmt.Fprintf(stderr, "steerable-sidecar: %v\n", err)
@@ -98,8 +100,10 @@ sandbox as serve, for Claude Desktop, Claude Code, VS Code, Cursor or any MCP cl
 Configure the client to run the command steerable-sidecar with the args ["mcp"]; add
 "--cwd", "/path/to/project" for a client that sends no roots (Claude Desktop).
 
-The workspace is --cwd, else STEERABLE_WORKSPACE, else the client's first file:// root,
-else the directory the client started the server in (never the filesystem root).
+The workspace is --cwd, else STEERABLE_WORKSPACE, else the client's first file:// root
+that is acceptable (never /, a credential store such as ~/.ssh or a directory inside one,
+nor a whole home while the deny list is empty), else the directory the client started
+the server in (never the filesystem root).
 ask_user and approvals (STEERABLE_APPROVALS=host) become elicitation requests; a client
 that cannot elicit gets no ask_user and has approvals denied. stdout carries MCP frames
 only; logs go to stderr.`
@@ -107,6 +111,7 @@ only; logs go to stderr.`
 // mcpBoot boots the app for the MCP server once it knows the workspace.
 type mcpBoot struct {
 	common commonFlags
+	cfg    config.Config // as loaded before the boot (the roots are checked by its deny list)
 	strict bool
 	stderr io.Writer
 	host   *mcpserver.Host
@@ -129,12 +134,33 @@ func (m *mcpBoot) opener(fromRoots bool) mcpserver.Opener {
 			if err := cwdNotFilesystemRoot(); err != nil {
 				return mcpserver.Tools{}, err
 			}
+			if cwd, err := os.Getwd(); err == nil {
+				if err := checkRoot(m.cfg)(cwd); err != nil {
+					return mcpserver.Tools{}, fmt.Errorf("the current directory: %w; add \"--cwd\", \"/path/to/project\" to the server's args", err)
+				}
+			}
 		}
 		t, err := m.boot(root, !fromRoots)
 		if err != nil && !fromRoots {
 			m.stop()
 		}
 		return t, err
+	}
+}
+
+// checkRoot refuses a client's root that must not be the workspace
+// (sandbox.WorkspaceProblem, by the resolved deny list and both homes).
+func checkRoot(cfg config.Config) mcpserver.RootCheck {
+	return func(dir string) error {
+		real, err := filepath.EvalSymlinks(dir)
+		if err != nil {
+			return fmt.Errorf("root %s: %v", dir, err)
+		}
+		o := denyOptions(cfg)
+		if err := sandbox.WorkspaceProblem(sandbox.ResolveDeny(o), o.Homes(), real); err != nil {
+			return fmt.Errorf("root %s refused: %w", dir, err)
+		}
+		return nil
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"os"
 	"time"
 
+	"steerable.dev/sidecar/internal/config"
 	"steerable.dev/sidecar/internal/sandbox"
 	"steerable.dev/sidecar/protocol"
 )
@@ -111,10 +112,18 @@ func (a *app) sandboxOptions() sandbox.Options {
 		Choice: c.Sandbox, Network: c.SandboxNetwork, UnixSockets: c.SandboxUnixSockets, Require: c.SandboxRequire,
 		Workspace: string(c.Workspace), TempParent: os.TempDir(), Environ: os.Environ(), DeferProbe: true,
 		Env:       sandbox.EnvRules{Core: c.SandboxEnv == "core", Pass: c.SandboxEnvPass},
-		Deny:      sandbox.DenyOptions{Home: os.Getenv("HOME"), Extra: c.SandboxDenyRead, Allow: c.SandboxAllowRead, Root: os.Geteuid() == 0},
+		Deny:      denyOptions(c),
 		Limits:    sandbox.Limits{MaxProcs: c.SandboxMaxProcs, MaxMemoryBytes: int64(c.SandboxMaxMemoryMB) << 20},
 		BwrapPath: string(c.BwrapPath), BashPath: string(c.BashPath), Self: sandbox.OpenSelf("steerable-sidecar"),
 	}
+}
+
+// denyOptions are the inputs of the deny list: both homes ($HOME, and the
+// passwd entry's, looked up when the list is resolved), the extra and the
+// lifted entries (config has expanded and checked them).
+func denyOptions(c config.Config) sandbox.DenyOptions {
+	return sandbox.DenyOptions{Home: os.Getenv("HOME"), LookupUserHome: true, Extra: c.SandboxDenyRead,
+		Allow: c.SandboxAllowRead, Root: os.Geteuid() == 0}
 }
 
 // sandboxCheck is checks.sandbox once the backend is selected: ok when a

@@ -35,7 +35,10 @@
 // files, its symlinks and its special files. So:
 //
 //   - a path goes through the file tools' resolver (files.Workspace.Resolve):
-//     one that resolves outside the workspace is refused;
+//     one that resolves outside the workspace, or into a credential store,
+//     is refused;
+//   - a credential store below the start (files.Deny) is skipped and
+//     counted (Stats.Denied), never entered or listed;
 //   - the walk opens every directory through an os.Root below its parent's,
 //     by a single name from the listing, and never follows a symlink it
 //     finds: no symlink, however placed or swapped in mid-walk, leads out,

@@ -81,15 +81,17 @@ type Stats struct {
 	Binary     int `json:"binary"`     // skipped: a NUL byte in the first 8 KiB
 	TooLarge   int `json:"tooLarge"`   // skipped: over MaxFileBytes (grep and glob)
 	Unreadable int `json:"unreadable"` // skipped: could not be opened or read
+	Denied     int `json:"denied"`     // skipped: a credential store (files.Deny)
 }
 
 // counters are Stats as the workers update them.
 type counters struct {
-	searched, binary, tooLarge, unreadable atomic.Int64
+	searched, binary, tooLarge, unreadable, denied atomic.Int64
 }
 
 func (c *counters) stats() Stats {
-	return Stats{Searched: int(c.searched.Load()), Binary: int(c.binary.Load()), TooLarge: int(c.tooLarge.Load()), Unreadable: int(c.unreadable.Load())}
+	return Stats{Searched: int(c.searched.Load()), Binary: int(c.binary.Load()), TooLarge: int(c.tooLarge.Load()), Unreadable: int(c.unreadable.Load()),
+		Denied: int(c.denied.Load())}
 }
 
 // tree is where a search starts and the ignore chain above it.

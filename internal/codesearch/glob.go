@@ -25,6 +25,7 @@ type GlobResult struct {
 	Matched   int    // files that match, listed or not
 	Missing   string // the pattern's directory, when it does not exist
 	TooLarge  int    // matching files skipped for being over MaxFileBytes
+	Denied    int    // credential stores skipped (files.Deny), never listed
 }
 
 // Glob lists the files under q.Path whose path from there matches
@@ -62,12 +63,12 @@ func (e *Engine) Glob(ctx context.Context, q GlobQuery) (GlobResult, error) {
 	c := &globCollector{top: newTopK(e.limit(q.Limit), fileKey.before)}
 	sel := selector{match: func(fromTop, _ string) bool { return g.match(fromTop) }, enter: g.mayHold, hidden: g.hiddenSegments()}
 	var st counters
-	err = walk(ctx, walkSpec{top: t.top, root: root, defaults: e.defaults, sel: sel,
+	err = walk(ctx, walkSpec{top: t.top, root: root, abs: t.abs, deny: e.ws.Deny(), defaults: e.defaults, sel: sel,
 		newVisitor: func() visitor { return &globVisitor{e: e, t: t, c: c, st: &st} }}, &st)
 	if err != nil {
 		return GlobResult{}, err
 	}
-	r := GlobResult{Matched: c.n, TooLarge: int(st.tooLarge.Load())}
+	r := GlobResult{Matched: c.n, TooLarge: int(st.tooLarge.Load()), Denied: int(st.denied.Load())}
 	for _, k := range c.top.sorted() {
 		r.Files = append(r.Files, k.path)
 	}

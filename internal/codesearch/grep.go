@@ -119,7 +119,7 @@ func (g *grepRun) walk(ctx context.Context, sel selector) error {
 		return fmt.Errorf("%s: %w", g.e.ws.Rel(g.t.abs), err)
 	}
 	defer root.Close()
-	return walk(ctx, walkSpec{top: g.t.top, root: root, defaults: g.e.defaults, sel: sel, fileJobs: true,
+	return walk(ctx, walkSpec{top: g.t.top, root: root, abs: g.t.abs, deny: g.e.ws.Deny(), defaults: g.e.defaults, sel: sel, fileJobs: true,
 		newVisitor: func() visitor { return g.visitor() }}, &g.st)
 }
 

@@ -6,10 +6,13 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"runtime"
 	"sync"
 	"sync/atomic"
 	"syscall"
+
+	"steerable.dev/sidecar/internal/files"
 )
 
 // A walk lists one tree on every core. Directories and (for grep) files are
@@ -24,11 +27,18 @@ import (
 // is followed at most within its parent's Root, which refuses anything
 // that would lead out: the walk cannot leave the directory it started in,
 // whatever another process renames or swaps underneath it.
+//
+// A credential store (files.Deny) is skipped like an ignored entry and
+// counted (Stats.Denied): its directory is never entered, its files never
+// opened, so neither its names nor its contents reach a result. Only the
+// directories a store lies below are looked up entry by entry.
 
 // walkSpec is what one walk needs.
 type walkSpec struct {
 	top      *dirNode // the directory the walk starts in, its ignore chain loaded
 	root     *os.Root // opened on top
+	abs      string   // top's absolute path, symlinks resolved
+	deny     *files.Deny
 	defaults *ruleSet
 	sel      selector
 	// fileJobs hands each file to a worker of its own (grep); without it
@@ -56,6 +66,10 @@ type walkDir struct {
 	node *dirNode
 	root *os.Root
 	refs atomic.Int32
+	// abs is the directory's absolute path when a credential store lies
+	// below it (files.Deny.Holds), else "": only then are its entries
+	// looked up in the deny list.
+	abs string
 }
 
 func (d *walkDir) release() {
@@ -87,7 +101,7 @@ type walker struct {
 func walk(ctx context.Context, spec walkSpec, stats *counters) error {
 	w := &walker{spec: spec, ctx: ctx, stats: stats}
 	w.cond = sync.NewCond(&w.mu)
-	top := &walkDir{node: spec.top, root: spec.root}
+	top := &walkDir{node: spec.top, root: spec.root, abs: holding(spec.deny, spec.abs)}
 	top.refs.Store(2) // the caller's reference, never released here
 	stop := context.AfterFunc(ctx, func() {
 		w.mu.Lock()
@@ -189,6 +203,9 @@ func (w *walker) enterDir(j job, v visitor) {
 		return
 	}
 	d := &walkDir{root: root, node: &dirNode{parent: j.dir.node, rel: joinRel(j.dir.node.rel, j.name)}}
+	if j.dir.abs != "" {
+		d.abs = holding(w.spec.deny, filepath.Join(j.dir.abs, j.name))
+	}
 	d.refs.Store(1)
 	w.listDir(d, v)
 	d.release()
@@ -257,6 +274,12 @@ func (w *walker) route(d *walkDir, entries []fs.DirEntry, v visitor) []job {
 		if !w.admit(d.node, rel, name, isDir) {
 			continue
 		}
+		if d.abs != "" {
+			if _, denied := w.spec.deny.Match(filepath.Join(d.abs, name)); denied {
+				w.stats.denied.Add(1) // never entered, never listed
+				continue
+			}
+		}
 		switch {
 		case isDir:
 			jobs = append(jobs, job{dir: d, name: name, isDir: true})
@@ -286,6 +309,14 @@ func (w *walker) admit(dir *dirNode, rel, name string, isDir bool) bool {
 		return w.spec.sel.mayEnter(fromTop)
 	}
 	return w.spec.sel.matches(fromTop, name)
+}
+
+// holding is dir when a credential store lies below it, else "".
+func holding(deny *files.Deny, dir string) string {
+	if deny.Holds(dir) {
+		return dir
+	}
+	return ""
 }
 
 // loadIgnoreFiles reads the ignore files of the directory open at root.

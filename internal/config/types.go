@@ -149,7 +149,16 @@ func parsePathList(s, home string) ([]string, error) {
 		if !filepath.IsAbs(p) {
 			return nil, reasonf("entry %q is not absolute; write /abs/path or ~/path", e)
 		}
-		out = append(out, filepath.Clean(p))
+		p = filepath.Clean(p)
+		// The sandbox enumerates a wildcard's one directory; one above the
+		// last component would need a walk of the tree.
+		if strings.ContainsAny(filepath.Dir(p), "*?[") {
+			return nil, reasonf("entry %q has a wildcard above its last component; write one path per directory", e)
+		}
+		if _, err := filepath.Match(filepath.Base(p), ""); err != nil {
+			return nil, reasonf("entry %q is not a valid wildcard (%v)", e, err)
+		}
+		out = append(out, p)
 	}
 	return out, nil
 }

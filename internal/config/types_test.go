@@ -106,6 +106,9 @@ func TestParsePathList(t *testing.T) {
 		{"~user/x", nil, `entry "~user/x" is not absolute`},
 		{"$HOMEDIR/x", nil, `entry "$HOMEDIR/x" is not absolute`},
 		{"/a\x00b", nil, "NUL"},
+		{"/etc/ssh/ssh_host_*_key:~/.cache/*/token", nil, "wildcard above its last component"},
+		{"/etc/ssh/ssh_host_*_key:/root/.[a-z]*_history", []string{"/etc/ssh/ssh_host_*_key", "/root/.[a-z]*_history"}, ""},
+		{"/x/[a-", nil, "not a valid wildcard"},
 	}
 	for _, tt := range tests {
 		got, err := parsePathList(tt.in, "/home/u")
@@ -222,7 +225,7 @@ func FuzzParsePathList(f *testing.F) {
 			return
 		}
 		for _, p := range paths {
-			if !filepath.IsAbs(p) || strings.ContainsAny(p, "\x00:") || p != filepath.Clean(p) {
+			if !filepath.IsAbs(p) || strings.ContainsAny(p, "\x00:") || p != filepath.Clean(p) || strings.ContainsAny(filepath.Dir(p), "*?[") {
 				t.Fatalf("parsePathList(%q) gave %q", s, p)
 			}
 		}

@@ -21,6 +21,16 @@
 // symlinks. Reads open with O_NONBLOCK and refuse anything but a regular
 // file, so a FIFO or a device cannot hang or flood a call.
 //
+// Credential stores (the sandbox's deny list: ~/.ssh, ~/.aws, …) are
+// refused by Resolve wherever they lie, inside the workspace too and with
+// confinement off (WithDeny, deny.go): every file tool resolves through it,
+// so read_file, write_file, edit_file, apply_patch, grep's and glob's
+// paths, run_code's nested calls and the MCP server all refuse the same
+// paths. The check runs on the resolved path — symlinks followed — and is
+// a lookup of it and its prefixes in maps, never a stat, so it costs
+// nothing measurable per call and covers a store created after start. A
+// walk (codesearch) skips the stores with Deny.Holds and Deny.Match.
+//
 // On Windows a path is first checked by the Windows rules (winpath.go,
 // tested on every platform): device prefixes, drive-relative paths,
 // alternate data streams, reserved device names and names Windows would

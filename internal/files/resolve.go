@@ -9,7 +9,8 @@ import (
 	"strings"
 )
 
-// Errors of Resolve, tested with errors.Is. Their messages say what to do.
+// Errors of Resolve, tested with errors.Is (ErrDenied too). Their messages
+// say what to do.
 var (
 	ErrEscapes     = errors.New("path escapes the workspace")
 	ErrInvalidPath = errors.New("invalid path")
@@ -21,7 +22,8 @@ const maxLinks = 40
 // Resolve turns a model-supplied path (relative to the workspace, or
 // absolute) into an absolute, clean path with every symlink resolved. The
 // file need not exist; its missing tail is appended as given. With
-// confinement on, a result outside the workspace is refused. On Windows
+// confinement on, a result outside the workspace is refused; a result in
+// a credential store (WithDeny) always is. On Windows
 // the path is first checked and made absolute by the Windows rules
 // (winpath.go).
 func (w *Workspace) Resolve(p string) (string, error) {
@@ -41,6 +43,9 @@ func (w *Workspace) Resolve(p string) (string, error) {
 	}
 	if w.confine && !Within(w.dir, real) {
 		return "", fmt.Errorf("%w %s: %q resolves to %s; use a path inside the workspace", ErrEscapes, w.dir, p, real)
+	}
+	if e, denied := w.Deny().Match(real); denied {
+		return "", deniedError(p, real, e)
 	}
 	return real, nil
 }

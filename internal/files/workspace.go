@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"sync"
 	"unsafe"
 )
 
@@ -27,6 +28,10 @@ type Workspace struct {
 	// (journal.go); "" without a journal.
 	journal string
 
+	// deny is the credential stores no tool reads or writes (WithDeny),
+	// built at its first use; nil: none.
+	deny func() *Deny
+
 	// fail, set only by tests, injects a failure before a step of a write
 	// ("stage", "journal", "rename", "remove", "commit", "cleanup") on the
 	// named path.
@@ -42,6 +47,25 @@ type Option func(*Workspace)
 // directory there. Recover rolls back what a crash interrupted.
 func WithJournal(root string) Option {
 	return func(w *Workspace) { w.journal = journalDir(root, w.dir) }
+}
+
+// WithDeny makes Resolve refuse every path in a credential store of the
+// list entries returns (the sandbox's deny list), inside the workspace or
+// not. entries is called once, at the first path resolved: building the
+// list stats every entry, which start-up need not wait for.
+func WithDeny(entries func() []DenyEntry) Option {
+	return func(w *Workspace) {
+		w.deny = sync.OnceValue(func() *Deny { return NewDeny(entries()) })
+	}
+}
+
+// Deny is the credential stores Resolve refuses (nil: none); a search
+// skips them as it walks.
+func (w *Workspace) Deny() *Deny {
+	if w.deny == nil {
+		return nil
+	}
+	return w.deny()
 }
 
 // WithFault calls fail before every step of a write ("stage", "journal",

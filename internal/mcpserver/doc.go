@@ -41,10 +41,16 @@
 // # Workspace and roots
 //
 // With a workspace fixed by configuration the tools open at once and roots
-// are ignored. Otherwise the workspace is the client's first file:// root,
-// asked with roots/list after notifications/initialized. The read state and
+// are ignored. Otherwise the workspace is the client's first file:// root
+// that Options.CheckRoot accepts, asked with roots/list after
+// notifications/initialized: a root must not widen the sandbox, so cmd
+// refuses /, a credential store or a directory inside one, and a directory
+// holding a whole home while the deny list is empty. Each refusal is
+// logged and sent as an MCP log message saying which roots are acceptable;
+// when every root is refused, tools/list and tools/call fail with the
+// refusals (never a fallback to the process cwd). The read state and
 // the sandbox belong to that directory: a roots/list_changed whose first
-// root is elsewhere makes every later tools/call an isError refusal naming
+// acceptable root is elsewhere makes every later tools/call an isError refusal naming
 // the fix (restart the server, move the root back, or --cwd), logged on
 // stderr and sent as an MCP log message; calls resume if the root comes
 // back.

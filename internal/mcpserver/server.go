@@ -27,9 +27,14 @@ type Tools struct {
 }
 
 // Opener boots the tools. root is the directory of the client's first
-// file:// root, or "" when the workspace does not come from the roots or
-// the client lists none (the caller's configured default applies).
+// acceptable file:// root, or "" when the workspace does not come from the
+// roots or the client lists none (the caller's configured default applies).
 type Opener func(ctx context.Context, root string) (Tools, error)
+
+// RootCheck refuses a client's root that must not be a workspace (the
+// filesystem root, a credential store), saying why and which roots are
+// acceptable; nil accepts it.
+type RootCheck func(dir string) error
 
 // Options configure a Server. Exactly one of Tools (already open) and Open
 // is set. Open runs at once, in the background, so the handshake is
@@ -42,6 +47,9 @@ type Options struct {
 	Tools    *Tools
 	Open     Opener
 	Roots    bool // the workspace is the client's first root (with Open)
+	// CheckRoot, with Roots, refuses roots: the workspace is the first
+	// root it accepts; nil accepts every root.
+	CheckRoot RootCheck
 	// MaxInflight bounds the tools/call requests running at once; excess
 	// calls wait (STEERABLE_MAX_INFLIGHT; 0 means 64).
 	MaxInflight int
@@ -107,6 +115,7 @@ func New(opts Options) (*Server, error) {
 		s.ws = fixedWorkspace(*opts.Tools, opts.Log)
 	} else {
 		s.ws = openWorkspace(opts.Open, opts.Roots, opts.Log, s.opened)
+		s.ws.check = opts.CheckRoot
 	}
 	s.sdk = mcp.NewServer(&mcp.Implementation{Name: "steerable-sidecar", Title: "steerable-sidecar", Version: opts.Version},
 		&mcp.ServerOptions{

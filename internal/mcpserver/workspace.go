@@ -23,7 +23,8 @@ import (
 type workspace struct {
 	log       zerolog.Logger
 	open      Opener            // nil: the tools were given open
-	fromRoots bool              // the client's first root is the workspace
+	fromRoots bool              // the client's first acceptable root is the workspace
+	check     RootCheck         // refuses roots; nil accepts all
 	opened    func(Tools) error // checks and watches the tools once open
 
 	once  sync.Once
@@ -88,17 +89,24 @@ func (w *workspace) outcome() (Tools, error) {
 	return w.tools, nil
 }
 
-// settle opens the tools, once: in the client's first root (or the default
-// when it lists none) when the workspace comes from the roots, else in the
-// configured one (ss is then nil).
+// settle opens the tools, once: in the client's first acceptable root (or
+// the default when it lists none) when the workspace comes from the roots,
+// else in the configured one (ss is then nil). Roots that are all refused
+// fail the tools with the refusals.
 func (w *workspace) settle(ss *mcp.ServerSession) {
 	w.once.Do(func() {
 		defer close(w.ready)
 		root := ""
 		if w.fromRoots && hasRoots(ss) {
-			var err error
-			if root, err = firstRoot(ss); err != nil {
+			var refused, err error
+			root, refused, err = w.firstRoot(ss)
+			switch {
+			case err != nil:
 				w.log.Warn().Err(err).Msg("roots/list failed; using the default workspace")
+			case root == "" && refused != nil:
+				w.err = refused
+				w.log.Error().Err(refused).Msg("no root the client sent can be the workspace; tools/list and tools/call will fail")
+				return
 			}
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), settleWait)
@@ -129,7 +137,7 @@ func (w *workspace) recheck(ss *mcp.ServerSession) {
 	}
 	w.recheckMu.Lock()
 	defer w.recheckMu.Unlock()
-	root, err := firstRoot(ss)
+	root, _, err := w.firstRoot(ss)
 	if err != nil {
 		w.log.Warn().Err(err).Msg("roots/list after roots/list_changed failed; the workspace stays")
 		return
@@ -160,21 +168,35 @@ func (w *workspace) movedMessage() string {
 	return ""
 }
 
-// firstRoot lists the client's roots and returns the directory of the first
-// file:// one ("" when there is none).
-func firstRoot(ss *mcp.ServerSession) (string, error) {
+// firstRoot lists the client's roots and returns the directory of the
+// first file:// one that check accepts ("" when there is none). Each
+// refused root is logged and sent to the client as an MCP log message;
+// refused joins the refusals.
+func (w *workspace) firstRoot(ss *mcp.ServerSession) (root string, refused, err error) {
 	ctx, cancel := context.WithTimeout(context.Background(), rootsWait)
 	defer cancel()
 	res, err := ss.ListRoots(ctx, nil)
 	if err != nil {
-		return "", fmt.Errorf("roots/list: %w", err)
+		return "", nil, fmt.Errorf("roots/list: %w", err)
 	}
+	var refusals []error
 	for _, r := range res.Roots {
-		if dir, err := rootPath(r.URI); err == nil {
-			return dir, nil
+		dir, err := rootPath(r.URI)
+		if err != nil {
+			continue
 		}
+		if w.check == nil {
+			return dir, nil, nil
+		}
+		if err := w.check(dir); err != nil {
+			refusals = append(refusals, err)
+			w.log.Warn().Err(err).Str("root", dir).Msg("root refused as the workspace")
+			_ = ss.Log(context.Background(), &mcp.LoggingMessageParams{Level: "warning", Logger: "steerable-sidecar", Data: err.Error()})
+			continue
+		}
+		return dir, errors.Join(refusals...), nil
 	}
-	return "", nil
+	return "", errors.Join(refusals...), nil
 }
 
 // rootPath is the local directory of a file:// URI (RFC 8089): an empty or

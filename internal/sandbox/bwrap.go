@@ -9,9 +9,9 @@ import (
 )
 
 // Bwrap confines the child with bubblewrap: a mount namespace whose root is
-// the host's, read-only; the denied paths masked (an empty read-only
-// tmpfs over a directory, /dev/null over a file); the writable roots bound
-// read-write at their own paths; a private tmpfs /tmp; a minimal /dev and a
+// the host's, read-only; the writable roots bound read-write at their own
+// paths; the denied paths masked (an empty read-only tmpfs over a
+// directory, /dev/null over a file), inside the roots too (masks.go); a private tmpfs /tmp; a minimal /dev and a
 // fresh /proc whose kernel knobs a root sidecar's command could write
 // (/proc/sys, the sysrq trigger) are read-only; its own PID, IPC, UTS and
 // — with the network off — (empty) network namespace, plus the socket
@@ -149,12 +149,13 @@ func (b Bwrap) args(cmd Cmd, p Policy, seccompFD int, sharedNet bool) []string {
 	for _, r := range p.ReadOnlyRoots {
 		args = append(args, "--ro-bind", r, r)
 	}
-	masks, remount := b.masks.get(p.DenyRead)
-	args = append(args, masks...)
+	masks := b.masks.get(p.DenyRead, p.WritableRoots)
+	args = append(args, masks.before...)
 	for _, r := range p.WritableRoots {
 		args = append(args, "--bind", r, r)
 	}
-	args = append(args, remount...)
+	args = append(args, masks.after...)
+	args = append(args, masks.remount...)
 	if seccompFD >= 0 {
 		args = append(args, "--seccomp", strconv.Itoa(seccompFD))
 	}

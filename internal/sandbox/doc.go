@@ -12,12 +12,18 @@
 // policy a child runs under (Policy) is:
 //
 //   - read anywhere except the credential stores (DefaultDenyRead: ~/.ssh,
-//     ~/.aws, ~/.gnupg, cloud, cluster and package-registry credentials,
-//     browser profiles, keyrings and keychains; for a root sidecar
-//     /etc/shadow too; plus STEERABLE_SANDBOX_DENY_READ, minus
-//     STEERABLE_SANDBOX_ALLOW_READ). The workspace is never masked: a
-//     denied path inside a writable root is not denied, a writable root
-//     inside a denied path stays reachable;
+//     ~/.aws, ~/.gnupg, cloud, cluster, registry and AI-assistant
+//     credentials, browser profiles, keyrings and keychains, "~/" being
+//     both $HOME and the passwd entry's home; for a root sidecar
+//     /etc/shadow, TLS and SSH host keys, root's histories too; plus
+//     STEERABLE_SANDBOX_DENY_READ, minus the entries inside
+//     STEERABLE_SANDBOX_ALLOW_READ), wherever they lie: a credential store
+//     inside the workspace or another writable root is denied all the same,
+//     for reading and for writing. A writable root inside a denied path
+//     stays reachable; the workspace never lies inside one (cmd refuses such
+//     a workspace at boot; where only the resolved list shows it, every
+//     child is refused). The file tools refuse the same list by lookups on
+//     resolved paths (files.Deny, fed from DenyEntries);
 //   - write only below the writable roots — the workspace and the
 //     per-session temp dir — and to /dev/null, /dev/zero, /dev/full and
 //     the child's own terminal;
@@ -36,6 +42,29 @@
 // list does not name (a hard link, a bind mount); the command lines of
 // other processes in the host's /proc under landlock and none.
 //
+// # Credential stores inside a writable root
+//
+// The commonest desktop set-up opens the user's home as the workspace, so
+// ~/.ssh lies inside a writable root. bwrap masks it over the root's bind
+// and binds every directory between the root and it over itself: a mount
+// point cannot be renamed, so a command cannot carry the store out from
+// under the mask to a name the next call would not deny (masks.go).
+// Landlock cannot take a subtree out of a granted one — a rule on a
+// directory grants its whole subtree — so such a root is granted entry by
+// entry (landlockRules): each entry but the stores gets the root's rights,
+// while the root and the directories between it and a store get none
+// beyond listing. That is sound (the store is neither readable nor
+// writable, and cannot be renamed away, since renaming needs a right on
+// its parent), at a price no ruleset avoids: a command cannot create,
+// rename or remove an entry directly in those directories (a new file at
+// the top of a home workspace). The file tools can, and the ruleset is
+// rebuilt when an enumerated directory changes, so what they create is
+// covered from the next command on; checks.sandbox names the directories,
+// and auto prefers bwrap, which has no such limit. The alternatives were
+// worse: reporting enforcement "partial" would leave the keys readable,
+// and refusing landlock for such a workspace would leave a machine without
+// bwrap with no sandbox at all.
+//
 // # Backends and what each guarantees
 //
 // A Backend prepares a child (Prepare: a rewrite of the command plus, for
@@ -48,8 +77,8 @@
 // Info.Enforcement is honest about what the running system enforces:
 //
 //   - bwrap (from /usr/bin, /bin, /usr/local/bin or STEERABLE_BWRAP_PATH,
-//     never PATH): read-only bind of /, the denied paths masked, the roots
-//     bound read-write, a private tmpfs /tmp, minimal /dev, fresh /proc
+//     never PATH): read-only bind of /, the roots bound read-write, the
+//     denied paths masked (inside the roots too), a private tmpfs /tmp, minimal /dev, fresh /proc
 //     with its knobs read-only, PID, IPC, UTS and (network off) empty
 //     network namespaces, the socket filter through --seccomp, every
 //     capability dropped, and as root an unprivileged uid in a user
@@ -61,7 +90,8 @@
 //     best-effort downgrade): read on an allowlist that covers / minus the
 //     denied paths (enumerated when the ruleset is built, rebuilt when an
 //     enumerated directory changes; listing stays allowed everywhere),
-//     write below the roots, TCP (ABI 4), signals and abstract UNIX
+//     write below the roots (entry by entry in a root that holds a denied
+//     path), TCP (ABI 4), signals and abstract UNIX
 //     sockets (ABI 6) scoped to the sandbox, plus the socket filter and an
 //     empty capability bounding set. The thread mode applies all of it to
 //     the one OS thread that starts the child; the re-exec mode (a fallback

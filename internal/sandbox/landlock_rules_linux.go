@@ -44,14 +44,27 @@ const (
 	readDirAccess  = landlock.AccessFSSet(llsys.AccessFSReadDir)
 )
 
-// landlockRules turns p into rules. Landlock only allows, so reading
-// "everything but DenyRead" is an allowlist: every entry of / is granted,
-// except that each ancestor of a denied path is replaced by its own
-// entries, recursively, so the denied path alone gets no rule (see
-// readAllowlist). Listing stays allowed everywhere (ReadDir on /): the
-// names in a denied directory are visible, its contents are not. watched
-// are the enumerated directories with their modification times: an entry
-// created in one later is not covered until the ruleset is rebuilt.
+// landlockRules turns p into rules. Landlock only allows, and a rule on
+// a directory grants its whole subtree, so "everything but DenyRead" is an
+// allowlist: every entry of / is granted read, except that each ancestor
+// of a denied path is replaced by its own entries, recursively, so the
+// denied path alone gets no rule (see readAllowlist). Listing stays
+// allowed everywhere (ReadDir on /): the names in a denied directory are
+// visible, its contents are not.
+//
+// A writable root is granted whole unless a denied path lies below it;
+// then the same way, entry by entry (writeAllowlist): every entry of the
+// root but the denied ones is writable, while the root itself and each
+// directory between it and a denied path are not. The price, which no
+// ruleset avoids: a command cannot create, rename or remove an entry
+// directly in those directories (a new file at the workspace's top level
+// when the workspace is a home); the file tools can, and the ruleset is
+// rebuilt to cover what they create. bwrap, which auto prefers, has no
+// such limit.
+//
+// watched are the enumerated directories with their modification times:
+// an entry created in one later is not covered until the ruleset is
+// rebuilt.
 func landlockRules(abi int, p Policy) (rules []landlock.Rule, watched map[string]time.Time) {
 	dirs, files, watched := readAllowlist(p.DenyRead)
 	rules = []landlock.Rule{
@@ -64,17 +77,28 @@ func landlockRules(abi int, p Policy) (rules []landlock.Rule, watched map[string
 		devices = devices.WithIoctlDev() // terminal ioctls on /dev/tty
 	}
 	rules = append(rules, devices)
-	if len(p.WritableRoots) > 0 {
-		rw := landlock.RWDirs(p.WritableRoots...)
-		if abi >= 2 {
-			rw = rw.WithRefer() // mv between directories of the workspace
-		}
-		rules = append(rules, rw)
+	whole, rwDirs, rwFiles := writeAllowlist(p.WritableRoots, p.DenyRead, watched)
+	if len(whole) > 0 {
+		rules = append(rules, withRefer(abi, landlock.RWDirs(whole...)))
+	}
+	if len(rwDirs) > 0 {
+		rules = append(rules, withRefer(abi, landlock.RWDirs(rwDirs...).IgnoreIfMissing()))
+	}
+	if len(rwFiles) > 0 {
+		rules = append(rules, landlock.RWFiles(rwFiles...).IgnoreIfMissing())
 	}
 	if p.UnixSockets && abi >= 9 {
 		rules = append(rules, landlock.PathAccess(llsys.AccessFSResolveUnix, "/"))
 	}
 	return rules, watched
+}
+
+// withRefer lets mv move entries between directories of a writable tree.
+func withRefer(abi int, r landlock.FSRule) landlock.FSRule {
+	if abi >= 2 {
+		return r.WithRefer()
+	}
+	return r
 }
 
 // readAllowlist covers / minus deny (absolute, resolved paths): directories
@@ -87,36 +111,71 @@ func readAllowlist(deny []string) (dirs, files []string, watched map[string]time
 	if slices.Contains(deny, "/") {
 		return nil, nil, watched
 	}
-	var walk func(dir string, below []string)
-	walk = func(dir string, below []string) {
-		if fi, err := os.Stat(dir); err == nil {
-			watched[dir] = fi.ModTime()
-		}
-		entries, err := os.ReadDir(dir)
-		if err != nil {
-			return // unreadable: nothing below it is granted (fail closed)
-		}
-		for _, e := range entries {
-			child := filepath.Join(dir, e.Name())
-			switch sub, denied := beneath(child, below); {
-			case denied:
-			case len(sub) > 0:
-				walk(child, sub)
-			default:
-				dirs, files = grant(child, e, deny, dirs, files)
-			}
-		}
-	}
-	walk("/", deny)
+	enumerate("/", deny, watched, func(child string, e os.DirEntry) {
+		dirs, files = grant(child, e, deny, dirs, files)
+	})
 	return dirs, files, watched
 }
 
-// beneath splits deny against child: whether child itself is denied, and
-// the denied paths strictly below it.
+// writeAllowlist grants the writable roots: whole the ones no denied path
+// lies below, else entry by entry (symbolic links aside: a link is
+// written through, under its target's rules), recording the directories
+// it listed in watched.
+func writeAllowlist(roots, deny []string, watched map[string]time.Time) (whole, dirs, files []string) {
+	for _, r := range roots {
+		var below []string
+		for _, d := range deny {
+			if strings.HasPrefix(d, r+"/") || r == "/" && d != "/" {
+				below = append(below, d)
+			}
+		}
+		if len(below) == 0 {
+			whole = append(whole, r)
+			continue
+		}
+		enumerate(r, below, watched, func(child string, e os.DirEntry) {
+			switch {
+			case e.Type()&os.ModeSymlink != 0:
+			case e.IsDir():
+				dirs = append(dirs, child)
+			default:
+				files = append(files, child)
+			}
+		})
+	}
+	return whole, dirs, files
+}
+
+// enumerate lists dir and, recursively, each entry that is an ancestor of
+// a path of deny, calling each for every entry that is neither denied nor
+// such an ancestor: together they cover dir minus deny.
+func enumerate(dir string, deny []string, watched map[string]time.Time, each func(child string, e os.DirEntry)) {
+	if fi, err := os.Stat(dir); err == nil {
+		watched[dir] = fi.ModTime()
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return // unreadable: nothing below it is granted (fail closed)
+	}
+	for _, e := range entries {
+		child := filepath.Join(dir, e.Name())
+		switch sub, denied := beneath(child, deny); {
+		case denied:
+		case len(sub) > 0:
+			enumerate(child, sub, watched, each)
+		default:
+			each(child, e)
+		}
+	}
+}
+
+// beneath splits deny against child: whether child itself is denied (is
+// an entry, or matches a wildcard one), and the denied paths strictly
+// below it.
 func beneath(child string, deny []string) (below []string, denied bool) {
 	for _, d := range deny {
 		switch {
-		case d == child:
+		case denyMatches(d, child):
 			return nil, true
 		case strings.HasPrefix(d, child+"/"):
 			below = append(below, d)
@@ -137,7 +196,7 @@ func grant(child string, e os.DirEntry, deny, dirs, files []string) ([]string, [
 			return dirs, files // dangling
 		}
 		for _, d := range deny {
-			if target == d || strings.HasPrefix(target, d+"/") || strings.HasPrefix(d, target+"/") || target == "/" {
+			if deniedBy(d, target) || strings.HasPrefix(d, target+"/") || target == "/" {
 				return dirs, files
 			}
 		}

@@ -11,16 +11,21 @@ import (
 
 // bubblewrap masks only the denied paths that exist (a bind needs a
 // target), and every mask costs it a mount and a read of its mountinfo.
-// Finding which of the forty-odd paths exist costs a stat each, call after
-// call, for an answer that almost never changes — yet may: the sandboxed
-// command cannot create a denied path (it writes only below the writable
-// roots, and a path inside one is never denied), but the user or another
-// program can, in the middle of a session (`aws configure`). So the masks
-// of a deny list are computed once and reused while the directories that
-// decide them are unchanged: for each denied path, its parent directory,
-// or its nearest ancestor that exists. Creating, removing or renaming an
-// entry in a directory changes its modification time; replacing the
-// directory itself changes its identity.
+// Finding which of the sixty-odd paths exist costs a stat each, call after
+// call, for an answer that almost never changes — yet may: the user or
+// another program can create a credential store in the middle of a session
+// (`aws configure`), and inside the workspace so can a command. So the
+// masks of a deny list are computed once and reused while the directories
+// that decide them are unchanged: for each denied path (or wildcard), its
+// parent directory, or its nearest ancestor that exists. Creating,
+// removing or renaming an entry in a directory changes its modification
+// time; replacing the directory itself changes its identity.
+//
+// A denied path inside a writable root is masked over the root's bind,
+// and every directory between the root and it is bound over itself: a
+// mount point cannot be renamed or removed (EBUSY), so a command cannot
+// move the credential store out from under its mask to a name the next
+// call would not deny (`mv .config .c2`, then read .c2/gh).
 
 // maskCache keeps the masks of recent deny lists (a session has one or
 // two: the session's policy and run_code's share theirs).
@@ -31,9 +36,9 @@ type maskCache struct {
 
 // maskSet is the masks of one deny list and what they depend on.
 type maskSet struct {
-	key            string
-	masks, remount []string
-	watched        []watchedDir
+	key string
+	maskArgs
+	watched []watchedDir
 	// settled: every watched directory was last modified more than
 	// mtimeSettle before it was read, so a later change gets a later
 	// time even where the file system's clock is coarse. An unsettled set
@@ -51,14 +56,14 @@ const (
 	mtimeSettle   = time.Second
 )
 
-// get returns the mask arguments of deny (see maskArgs), shared: the
-// caller copies them into its own argument list. A nil cache computes
-// them every time.
-func (c *maskCache) get(deny []string) (masks, remount []string) {
+// get returns the mask arguments of deny under roots (see masksFor),
+// shared: the caller copies them into its own argument list. A nil cache
+// computes them every time.
+func (c *maskCache) get(deny, roots []string) maskArgs {
 	if c == nil {
-		return maskArgs(deny)
+		return masksFor(deny, roots)
 	}
-	key := strings.Join(deny, "\x00")
+	key := strings.Join(deny, "\x00") + "\x01" + strings.Join(roots, "\x00")
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for i, e := range c.entries {
@@ -68,29 +73,29 @@ func (c *maskCache) get(deny []string) (masks, remount []string) {
 		c.entries = slices.Delete(c.entries, i, i+1)
 		if e.settled && !e.changed() {
 			c.entries = append(c.entries, e)
-			return e.masks, e.remount
+			return e.maskArgs
 		}
 		break
 	}
-	e := newMaskSet(key, deny)
+	e := newMaskSet(key, deny, roots)
 	if len(c.entries) == maskCacheSize {
 		c.entries = c.entries[1:]
 	}
 	c.entries = append(c.entries, e)
-	return e.masks, e.remount
+	return e.maskArgs
 }
 
 // newMaskSet reads the watched directories first, then the denied paths:
 // a path created in between is masked now and its directory has changed,
 // so the next call builds the set again.
-func newMaskSet(key string, deny []string) *maskSet {
+func newMaskSet(key string, deny, roots []string) *maskSet {
 	e := &maskSet{key: key, watched: watchedDirs(deny), settled: true}
 	for _, w := range e.watched {
 		if w.info == nil || time.Since(w.info.ModTime()) < mtimeSettle {
 			e.settled = false
 		}
 	}
-	e.masks, e.remount = maskArgs(deny)
+	e.maskArgs = masksFor(deny, roots)
 	return e
 }
 
@@ -140,21 +145,83 @@ func (e *maskSet) changed() bool {
 	return false
 }
 
-// maskArgs hides each denied path that exists now: a directory under an
-// empty tmpfs (made read-only after the writable roots are bound, so a root
-// inside it stays reachable), anything else under /dev/null (bound nodev,
-// so opening it is refused).
-func maskArgs(deny []string) (masks, remount []string) {
-	for _, d := range deny {
-		fi, err := os.Lstat(d)
-		switch {
-		case err != nil:
-		case fi.IsDir():
-			masks = append(masks, "--tmpfs", d)
-			remount = append(remount, "--remount-ro", d)
-		default:
-			masks = append(masks, "--ro-bind", "/dev/null", d)
+// maskArgs are bwrap arguments in three places of its command line:
+// before hide the denied paths outside the writable roots (and so come
+// before the roots' binds, which re-expose a root inside a denied
+// directory); after hide those inside a root (after the roots' binds,
+// over them); remount makes the masking tmpfs read-only, last.
+type maskArgs struct {
+	before, after, remount []string
+}
+
+// masksFor hides each denied path that exists now (a wildcard: each
+// match): a directory under an empty tmpfs (made read-only after the
+// writable roots are bound), anything else under /dev/null (bound nodev,
+// so opening it is refused). Inside a writable root, the directories
+// between the root and the mask are bound over themselves first.
+func masksFor(deny, roots []string) maskArgs {
+	var m maskArgs
+	var pinned []string
+	for _, p := range expandPatterns(deny) {
+		fi, err := os.Lstat(p)
+		if err != nil {
+			continue
+		}
+		root := innermostRoot(roots, p)
+		args := &m.before
+		if root != "" {
+			args = &m.after
+			for _, a := range between(root, p) {
+				if !slices.Contains(pinned, a) {
+					pinned = append(pinned, a)
+					*args = append(*args, "--bind", a, a)
+				}
+			}
+		}
+		if fi.IsDir() {
+			*args = append(*args, "--tmpfs", p)
+			m.remount = append(m.remount, "--remount-ro", p)
+		} else {
+			*args = append(*args, "--ro-bind", "/dev/null", p)
 		}
 	}
-	return masks, remount
+	return m
+}
+
+// expandPatterns replaces each wildcard entry of deny by the paths that
+// match it now, sorted so that a directory comes before what lies below
+// it (a mount or a profile has no wildcard).
+func expandPatterns(deny []string) []string {
+	var out []string
+	for _, d := range deny {
+		if IsDenyPattern(d) {
+			matches, _ := filepath.Glob(d)
+			out = append(out, matches...)
+		} else {
+			out = append(out, d)
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// innermostRoot is the longest root strictly above p, "" when none.
+func innermostRoot(roots []string, p string) string {
+	best := ""
+	for _, r := range roots {
+		if (r == "/" || strings.HasPrefix(p, r+"/")) && len(r) > len(best) {
+			best = r
+		}
+	}
+	return best
+}
+
+// between are the directories strictly between root and p, top down.
+func between(root, p string) []string {
+	var out []string
+	for d := filepath.Dir(p); d != root && len(d) > len(root); d = filepath.Dir(d) {
+		out = append(out, d)
+	}
+	slices.Reverse(out)
+	return out
 }

@@ -52,11 +52,11 @@ func TestMaskCacheFollowsTheDeniedPaths(t *testing.T) {
 		filepath.Join(home, ".docker", "config.json"), filepath.Join(home, ".config", "gh")}
 	settle(t, home)
 	var c maskCache
-	first, _ := c.get(deny)
+	first := c.get(deny, nil).before
 	if diff := cmp.Diff([]string{filepath.Join(home, ".netrc"), filepath.Join(home, ".ssh")}, maskTargets(first)); diff != "" {
 		t.Fatalf("masks (-want +got):\n%s", diff)
 	}
-	if again, _ := c.get(deny); &again[0] != &first[0] {
+	if again := c.get(deny, nil).before; &again[0] != &first[0] {
 		t.Error("an unchanged deny list was computed again")
 	}
 
@@ -71,12 +71,12 @@ func TestMaskCacheFollowsTheDeniedPaths(t *testing.T) {
 		{"a store below a directory created later", func() {
 			os.Mkdir(filepath.Join(home, ".docker"), 0o700)
 			settle(t, home) // the creation of .docker is settled; config.json is not yet there
-			c.get(deny)
+			c.get(deny, nil)
 			os.WriteFile(filepath.Join(home, ".docker", "config.json"), []byte("{}"), 0o600)
 		}, ".docker/config.json"},
 		{"a store in a directory replaced by another", func() {
 			settle(t, home)
-			c.get(deny) // settled
+			c.get(deny, nil) // settled
 			cfg := filepath.Join(home, ".config")
 			oldHome, _ := os.Stat(home)
 			oldCfg, _ := os.Stat(cfg)
@@ -89,7 +89,7 @@ func TestMaskCacheFollowsTheDeniedPaths(t *testing.T) {
 	}
 	for _, st := range steps {
 		st.change()
-		masks, _ := c.get(deny)
+		masks := c.get(deny, nil).before
 		if !slices.Contains(maskTargets(masks), filepath.Join(home, st.want)) {
 			t.Errorf("%s: %s is not masked: %q", st.name, st.want, masks)
 		}
@@ -104,12 +104,12 @@ func TestMaskCacheDoesNotTrustARecentChange(t *testing.T) {
 	deny := []string{filepath.Join(home, ".ssh")}
 	fi, _ := os.Stat(home)
 	var c maskCache
-	if first, _ := c.get(deny); len(first) != 0 {
+	if first := c.get(deny, nil).before; len(first) != 0 {
 		t.Fatalf("masks of a missing path: %q", first)
 	}
 	os.Mkdir(filepath.Join(home, ".ssh"), 0o700)
 	os.Chtimes(home, fi.ModTime(), fi.ModTime()) // the same tick: the time did not move
-	if masks, _ := c.get(deny); !strings.Contains(strings.Join(masks, " "), ".ssh") {
+	if masks := c.get(deny, nil).before; !strings.Contains(strings.Join(masks, " "), ".ssh") {
 		t.Errorf("a store created in the tick of the last change is not masked: %q", masks)
 	}
 }
@@ -120,11 +120,46 @@ func TestNilMaskCacheComputesEachTime(t *testing.T) {
 	home := t.TempDir()
 	deny := []string{filepath.Join(home, ".ssh")}
 	var c *maskCache
-	if masks, _ := c.get(deny); len(masks) != 0 {
+	if masks := c.get(deny, nil).before; len(masks) != 0 {
 		t.Errorf("masks of a missing path: %q", masks)
 	}
 	os.Mkdir(filepath.Join(home, ".ssh"), 0o700)
-	if masks, _ := c.get(deny); len(masks) != 2 {
+	if masks := c.get(deny, nil).before; len(masks) != 2 {
 		t.Errorf("masks after it appeared: %q", masks)
+	}
+}
+
+// A store inside a writable root is masked after the root's bind (a mask
+// before it would be covered by the bind), with each directory between
+// the root and it bound over itself first; a store outside every root is
+// masked before the binds, so a root inside it is bound over the mask.
+func TestMasksInsideARootComeAfterItsBind(t *testing.T) {
+	home := t.TempDir()
+	for _, d := range []string{".ssh", ".config/gh", "outside/.aws"} {
+		os.MkdirAll(filepath.Join(home, d), 0o700)
+	}
+	os.WriteFile(filepath.Join(home, ".netrc"), []byte("x"), 0o600)
+	deny := []string{home + "/.ssh", home + "/.config/gh", home + "/.netrc", home + "/outside/.aws"}
+	got := masksFor(deny, []string{home})
+	want := maskArgs{
+		after: []string{
+			"--bind", home + "/.config", home + "/.config", "--tmpfs", home + "/.config/gh",
+			"--ro-bind", "/dev/null", home + "/.netrc",
+			"--tmpfs", home + "/.ssh",
+			"--bind", home + "/outside", home + "/outside", "--tmpfs", home + "/outside/.aws",
+		},
+		remount: []string{"--remount-ro", home + "/.config/gh", "--remount-ro", home + "/.ssh", "--remount-ro", home + "/outside/.aws"},
+	}
+	if diff := cmp.Diff(want, got, cmp.AllowUnexported(maskArgs{})); diff != "" {
+		t.Errorf("masks in the root (-want +got):\n%s", diff)
+	}
+	got = masksFor(deny, []string{home + "/outside/.aws/sub"}) // a root inside a store
+	if !slices.Contains(got.before, home+"/outside/.aws") || slices.Contains(got.after, home+"/outside/.aws") {
+		t.Errorf("a store holding a root is not masked before the binds: %+v", got)
+	}
+	args := Bwrap{Path: "/usr/bin/bwrap"}.args(Cmd{Path: "/bin/true", Args: []string{"true"}}, Policy{WritableRoots: []string{home}, DenyRead: deny}.normalized(), -1, false)
+	line := strings.Join(args, " ")
+	if strings.Index(line, "--bind "+home+" "+home) > strings.Index(line, "--tmpfs "+home+"/.ssh") {
+		t.Errorf("the mask of .ssh comes before the workspace's bind: %s", line)
 	}
 }

@@ -119,6 +119,36 @@ func nonrootCheck(name, work string) int {
 		time.Sleep(20 * time.Millisecond)
 	}
 	check("setsid escapee gone", gone, "still running")
+	s.Close()
+	return nonrootHomeWorkspace(name, home, work, check)
+}
+
+// nonrootHomeWorkspace: the unprivileged sidecar's workspace is its home,
+// which holds a credential store; a command cannot read it, write it, or
+// move it from under the deny list, and the rest of the home stays
+// writable.
+func nonrootHomeWorkspace(name, home, work string, check func(string, bool, any)) int {
+	os.WriteFile(filepath.Join(home, "notes.txt"), []byte("notes"), 0o644)
+	os.Mkdir(filepath.Join(home, "proj"), 0o755)
+	s, err := Open(context.Background(), Options{Choice: name, Workspace: home, TempParent: work, Self: OpenSelf("sandbox.test"),
+		Environ: []string{"PATH=" + os.Getenv("PATH")}, Deny: DenyOptions{Home: home}})
+	if err != nil {
+		fmt.Println("FAIL open:", err)
+		return 1
+	}
+	defer s.Close()
+	script := `cat .ssh/id_test; echo x > .ssh/planted; mv .ssh sshx; cat sshx/id_test; cat notes.txt; echo w > proj/w.txt && cat proj/w.txt`
+	res, err := s.Run(context.Background(), Command{Argv: []string{"bash", "-c", script}, Dir: home}, RunOptions{MaxOutput: 1 << 16, Timeout: 10 * time.Second})
+	if err != nil {
+		fmt.Println("FAIL run:", err)
+		return 1
+	}
+	check("deny-read inside the workspace", !strings.Contains(res.Stdout, "ssh-secret"), res)
+	_, planted := os.Stat(filepath.Join(home, ".ssh", "planted"))
+	check("no write into a store inside the workspace", planted != nil, "planted")
+	_, moved := os.Stat(filepath.Join(home, "sshx"))
+	check("a store inside the workspace stays in place", moved != nil, "moved")
+	check("the rest of the workspace", strings.HasSuffix(res.Stdout, "notesw\n"), res)
 	return 0
 }
 

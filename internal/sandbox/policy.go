@@ -26,8 +26,10 @@ type Policy struct {
 	// the network off. socketpair(2) is always allowed.
 	UnixSockets bool
 	// DenyRead are absolute, resolved paths (directories or files) whose
-	// contents the child cannot read. A path inside a writable root is
-	// never denied: the workspace is never masked.
+	// contents the child cannot read, inside a writable root too (the child
+	// cannot write them there either); the last component may be a
+	// wildcard (IsDenyPattern). A writable root inside a denied path stays
+	// reachable.
 	DenyRead []string
 	// Limits bound the resources of one child and everything it starts.
 	Limits Limits
@@ -64,16 +66,11 @@ func (p Policy) WithNetwork(on bool) Policy {
 
 // normalized returns the policy with its roots cleaned, deduplicated and
 // sorted by length, so nested roots are bound after their parents, and its
-// deny list cleaned and stripped of every path inside a writable root.
+// deny list cleaned and sorted.
 func (p Policy) normalized() Policy {
 	roots := cleanSorted(p.WritableRoots)
 	slices.SortStableFunc(roots, func(a, b string) int { return len(a) - len(b) })
-	var deny []string
-	for _, d := range cleanSorted(p.DenyRead) {
-		if !within(roots, d) {
-			deny = append(deny, d)
-		}
-	}
+	deny := cleanSorted(p.DenyRead)
 	var ro []string
 	for _, r := range cleanSorted(p.ReadOnlyRoots) {
 		if !within(roots, r) {

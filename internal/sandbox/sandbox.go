@@ -94,11 +94,14 @@ type Attempt struct {
 // Summary, Start, Run, Close) start it if need be and wait for it;
 // Selected says whether it is done (and starts nothing).
 type Sandbox struct {
-	opts     Options
-	policy   Policy // set by resolvePolicy
-	tmpDir   func() (string, error)
-	deny     denyList // set by resolvePolicy
-	launcher *launcher
+	opts   Options
+	policy Policy // set by resolvePolicy
+	tmpDir func() (string, error)
+	deny   denyList // set by resolvePolicy
+	// workspaceDenied is the deny entry the workspace lies in, if any:
+	// every child is then refused (the workspace is a credential store).
+	workspaceDenied *DenyEntry
+	launcher        *launcher
 
 	// resolvePolicy resolves the deny list (some 90 lstats) and builds the
 	// policy, once: the selection does it first, after the ready marker,
@@ -152,6 +155,7 @@ func Open(ctx context.Context, opts Options) (*Sandbox, error) {
 			roots = append(roots, tmp)
 		}
 		s.deny = resolveDenyList(opts.Deny, roots)
+		s.workspaceDenied = DeniedWorkspace(s.deny.entries, opts.Workspace)
 		s.policy = Policy{WritableRoots: roots, Network: opts.Network, UnixSockets: opts.UnixSockets,
 			DenyRead: s.deny.paths, Limits: opts.Limits}.normalized()
 	})
@@ -214,6 +218,10 @@ func (s *Sandbox) selectBackend(ctx context.Context) {
 	if s.backend == nil {
 		s.backend = None{}
 		s.unavailable = s.opts.Require || s.named()
+	}
+	if e := s.workspaceDenied; e != nil {
+		s.unavailable = true
+		s.attempts = append(s.attempts, Attempt{Backend: "every backend", Err: WorkspaceDeniedError(s.opts.Workspace, *e)})
 	}
 	s.info = Info{Backend: s.backend.Name(), Enforcement: s.backend.Enforcement(s.policy), Network: s.policy.Network,
 		DenyRead: s.deny.present}
@@ -320,6 +328,13 @@ func (s *Sandbox) TempDir() string {
 func (s *Sandbox) Policy() Policy {
 	s.resolvePolicy()
 	return s.policy
+}
+
+// DenyEntries is the session's deny list, resolved (the file tools refuse
+// the same paths the children cannot read: files.WithDeny).
+func (s *Sandbox) DenyEntries() []DenyEntry {
+	s.resolvePolicy()
+	return slices.Clone(s.deny.entries)
 }
 
 // Lifetime is the guarantee that ends a child's whole tree here.

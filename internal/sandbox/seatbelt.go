@@ -12,8 +12,11 @@ import (
 // writable roots and the null devices, signals to processes outside the
 // sandbox, and, with the network off, every network operation (UNIX
 // sockets included unless allowed) — because SBPL gives later rules
-// precedence; the writable roots are allowed again last, so the workspace
-// is never masked. Allow-by-default keeps Mach services, sysctl reads and
+// precedence; the writable roots are allowed again after the denials of
+// paths outside them (a root inside a denied directory stays reachable),
+// and the denied paths inside a root are denied after that. A wildcard
+// entry is expanded to its matches when the profile is built.
+// Allow-by-default keeps Mach services, sysctl reads and
 // the rest that ordinary tools need; those are not part of the policy.
 // Paths reach the profile as -D parameters, never spliced into its text,
 // so no path can change the profile.
@@ -39,6 +42,7 @@ func (s Seatbelt) Prepare(cmd Cmd, p Policy) (Launch, error) {
 		return Launch{}, err
 	}
 	p = p.normalized()
+	p.DenyRead = expandPatterns(p.DenyRead)
 	args := []string{"sandbox-exec", "-p", SeatbeltProfile(p)}
 	for i, r := range p.WritableRoots {
 		args = append(args, "-D", fmt.Sprintf("%s=%s", seatbeltParam("WRITABLE_ROOT", i), r))
@@ -59,22 +63,21 @@ func seatbeltParam(kind string, i int) string { return fmt.Sprintf("%s_%d", kind
 
 // SeatbeltProfile is the SBPL profile for p; the roots are referenced as
 // parameters WRITABLE_ROOT_0…, the denied paths as DENY_READ_0…, in p's
-// (normalized) order.
+// (normalized) order. The last matching rule wins: the denials of paths
+// outside the roots come before the roots' allowance (a root inside a
+// denied directory stays reachable), those of paths inside a root after
+// it, reading and writing both.
 func SeatbeltProfile(p Policy) string {
 	var b strings.Builder
 	b.WriteString("(version 1)\n(allow default)\n")
-	if len(p.DenyRead) > 0 {
-		b.WriteString("(deny file-read*")
-		for i := range p.DenyRead {
-			fmt.Fprintf(&b, "\n    (subpath (param %q))", seatbeltParam("DENY_READ", i))
-		}
-		b.WriteString(")\n")
-	}
+	seatbeltDenials(&b, "(deny file-read*", p, false)
 	b.WriteString("(deny file-write*)\n(allow file-read* file-write*")
 	for i := range p.WritableRoots {
 		fmt.Fprintf(&b, "\n    (subpath (param %q))", seatbeltParam("WRITABLE_ROOT", i))
 	}
-	b.WriteString(")\n(allow file-write*")
+	b.WriteString(")\n")
+	seatbeltDenials(&b, "(deny file-read* file-write*", p, true)
+	b.WriteString("(allow file-write*")
 	for _, d := range writableDevices {
 		fmt.Fprintf(&b, "\n    (literal %q)", d)
 	}
@@ -89,3 +92,21 @@ func SeatbeltProfile(p Policy) string {
 }
 
 var _ Backend = Seatbelt{}
+
+// seatbeltDenials writes one rule denying the paths of p.DenyRead inside
+// a writable root (inRoot) or outside every root.
+func seatbeltDenials(b *strings.Builder, rule string, p Policy, inRoot bool) {
+	n := 0
+	for i, d := range p.DenyRead {
+		if (innermostRoot(p.WritableRoots, d) != "") != inRoot {
+			continue
+		}
+		if n++; n == 1 {
+			b.WriteString(rule)
+		}
+		fmt.Fprintf(b, "\n    (subpath (param %q))", seatbeltParam("DENY_READ", i))
+	}
+	if n > 0 {
+		b.WriteString(")\n")
+	}
+}

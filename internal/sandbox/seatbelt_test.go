@@ -1,6 +1,8 @@
 package sandbox
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -75,12 +77,14 @@ func TestSeatbeltPreparePassesPathsAsParameters(t *testing.T) {
 	}
 	n := p.normalized()
 	want := Launch{Cmd: Cmd{Path: "/usr/bin/sandbox-exec", Dir: "/w", Args: []string{"sandbox-exec", "-p", SeatbeltProfile(n),
-		"-D", "WRITABLE_ROOT_0=/tmp/s", "-D", "WRITABLE_ROOT_1=" + evil, "--", "/bin/bash", "-c", "true"}}}
+		"-D", "WRITABLE_ROOT_0=/tmp/s", "-D", "WRITABLE_ROOT_1=" + evil, "-D", "DENY_READ_0=" + evil + "/.ssh",
+		"--", "/bin/bash", "-c", "true"}}}
 	if diff := cmp.Diff(want, got, cmp.Comparer(func(a, b func() error) bool { return a == nil && b == nil })); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
-	if len(n.DenyRead) != 0 {
-		t.Errorf("a deny path inside a writable root survived normalisation: %q", n.DenyRead)
+	if !strings.Contains(got.Args[2], "(deny file-read* file-write*\n    (subpath (param \"DENY_READ_0\")))") ||
+		strings.Index(got.Args[2], "(deny file-read* file-write*") < strings.Index(got.Args[2], "(allow file-read* file-write*") {
+		t.Errorf("a deny path inside a writable root is not denied after the root's allowance:\n%s", got.Args[2])
 	}
 	if err := (Seatbelt{}).Available(); err == nil {
 		t.Error("seatbelt without sandbox-exec claims to be available")
@@ -89,8 +93,8 @@ func TestSeatbeltPreparePassesPathsAsParameters(t *testing.T) {
 
 // The profile carries the sandbox's deny list as it is resolved for a
 // macOS home: every default credential store (keychains, browser data,
-// ~/.ssh, …) becomes a DENY_READ parameter of a file-read* denial, and an
-// entry inside the workspace is left out (the workspace is never masked).
+// ~/.ssh, …) becomes a DENY_READ parameter of a file-read* denial, before
+// the roots' allowance: a root inside a denied store stays reachable.
 func TestSeatbeltDeniesTheDefaultCredentialStores(t *testing.T) {
 	home := "/Users/me"
 	ws := home + "/.config/gh/repo" // a workspace inside a denied store
@@ -122,5 +126,29 @@ func TestSeatbeltDeniesTheDefaultCredentialStores(t *testing.T) {
 	}
 	if params[ws] != "WRITABLE_ROOT_1" && params[ws] != "WRITABLE_ROOT_0" {
 		t.Errorf("the workspace is not a writable root: %v", params)
+	}
+}
+
+// A wildcard entry reaches the profile as the paths that match it, and a
+// store inside the workspace is denied after the workspace's allowance
+// (SBPL: the last matching rule wins).
+func TestSeatbeltDeniesStoresInsideTheWorkspace(t *testing.T) {
+	ws := t.TempDir()
+	os.WriteFile(filepath.Join(ws, "a_key"), []byte("k"), 0o600)
+	p := Policy{WritableRoots: []string{ws}, DenyRead: []string{filepath.Join(ws, "*_key"), filepath.Join(ws, ".ssh")}}
+	la, err := Seatbelt{Path: "/usr/bin/sandbox-exec"}.Prepare(Cmd{Path: "/bin/bash", Args: []string{"bash"}}, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	line := strings.Join(la.Args, "\n")
+	for _, want := range []string{"DENY_READ_0=" + ws + "/.ssh", "DENY_READ_1=" + ws + "/a_key"} {
+		if !strings.Contains(line, want) {
+			t.Errorf("no parameter %s:\n%s", want, line)
+		}
+	}
+	profile := la.Args[2]
+	if !strings.Contains(profile, "(deny file-read* file-write*\n    (subpath (param \"DENY_READ_0\"))\n    (subpath (param \"DENY_READ_1\")))") ||
+		strings.Index(profile, "(deny file-read* file-write*") < strings.Index(profile, "(allow file-read* file-write*") {
+		t.Errorf("the stores in the workspace are not denied after its allowance:\n%s", profile)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"slices"
 	"strings"
 )
 
@@ -32,6 +33,9 @@ func (s *Sandbox) Summary() string {
 	}
 	parts = append(parts, s.opts.Notes...)
 	parts = append(parts, s.deny.notes...)
+	if note := s.landlockNote(); note != "" {
+		parts = append(parts, note)
+	}
 	if s.stale > 0 {
 		parts = append(parts, fmt.Sprintf("removed %d session temp dirs of dead sidecars", s.stale))
 	}
@@ -39,6 +43,27 @@ func (s *Sandbox) Summary() string {
 		parts = append(parts, "not usable: "+tried)
 	}
 	return strings.Join(parts, "; ")
+}
+
+// landlockNote says what Landlock's way of denying a path inside a
+// writable root costs (landlockRules): commands cannot create, rename or
+// remove entries directly in the directories that lead to it.
+func (s *Sandbox) landlockNote() string {
+	if s.backend.Name() != "landlock" || len(s.deny.inRoot) == 0 {
+		return ""
+	}
+	var dirs []string
+	for _, p := range s.deny.inRoot {
+		root := innermostRoot(s.policy.WritableRoots, p)
+		for _, d := range append([]string{root}, between(root, p)...) {
+			if !slices.Contains(dirs, d) {
+				dirs = append(dirs, d)
+			}
+		}
+	}
+	return "landlock cannot take a denied path out of a writable root, so the root is granted entry by entry: " +
+		"commands cannot create, rename or remove entries directly in " + strings.Join(dirs, ", ") +
+		" (the file tools can; bwrap has no such limit)"
 }
 
 func attemptsText(as []Attempt) string {

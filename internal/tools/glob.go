@@ -29,7 +29,7 @@ func newGlob(e *codesearch.Engine) Tool {
 		Description: "List workspace files whose path matches a glob pattern (\"**/*_test.go\", \"src/**/*.{ts,tsx}\"), " +
 			"newest first, paths relative to the workspace. Skips what grep skips: ignored files (.gitignore, .ignore, " +
 			".git/info/exclude), .git, node_modules and build output, hidden files unless the pattern names them (\".github/**\"), " +
-			"and files over the size limit (counted in skipped.tooLarge).",
+			"files over the size limit (counted in skipped.tooLarge), and credential stores such as ~/.ssh (skipped.denied).",
 		Mode:       protocol.ModeRead,
 		Exposure:   protocol.ExposureDirect,
 		Parameters: json.RawMessage(globSchema),
@@ -39,7 +39,7 @@ func newGlob(e *codesearch.Engine) Tool {
 			return searchFailure(ctx, err)
 		}
 		return OK(globMessage(a, res), map[string]any{"files": nonNil(res.Files), "truncated": res.Truncated, "matched": res.Matched,
-			"skipped": map[string]int{"tooLarge": res.TooLarge}})
+			"skipped": map[string]int{"tooLarge": res.TooLarge, "denied": res.Denied}})
 	})
 }
 
@@ -49,7 +49,7 @@ func globMessage(a globArgs, r codesearch.GlobResult) string {
 	if r.TooLarge > 0 {
 		msg += fmt.Sprintf("; skipped %s over the size limit", plural(r.TooLarge, "file"))
 	}
-	return msg
+	return msg + deniedNote(r.Denied)
 }
 
 func globMatches(a globArgs, r codesearch.GlobResult) string {

@@ -59,7 +59,8 @@ func newGrep(e *codesearch.Engine) Tool {
 // null), the totals and what was skipped.
 func grepData(output string, r codesearch.GrepResult) map[string]any {
 	d := map[string]any{"truncated": r.Truncated, "matchedFiles": r.MatchedFiles, "searched": r.Stats.Searched,
-		"skipped": map[string]int{"binary": r.Stats.Binary, "tooLarge": r.Stats.TooLarge, "unreadable": r.Stats.Unreadable}}
+		"skipped": map[string]int{"binary": r.Stats.Binary, "tooLarge": r.Stats.TooLarge, "unreadable": r.Stats.Unreadable,
+			"denied": r.Stats.Denied}}
 	switch codesearch.Output(output) {
 	case codesearch.OutputFiles:
 		d["files"] = nonNil(r.Files)
@@ -69,6 +70,15 @@ func grepData(output string, r codesearch.GrepResult) map[string]any {
 		d["hits"], d["matchedLines"] = nonNil(r.Hits), r.MatchedLines
 	}
 	return d
+}
+
+// deniedNote says that credential stores were left out, and why.
+func deniedNote(n int) string {
+	if n == 0 {
+		return ""
+	}
+	return fmt.Sprintf("; skipped %s (skipped.denied): credential stores no tool reads (STEERABLE_SANDBOX_DENY_READ; "+
+		"the user can lift one with STEERABLE_SANDBOX_ALLOW_READ)", plural(n, "credential store"))
 }
 
 // verb agrees "match" with a count.
@@ -97,5 +107,5 @@ func grepMessage(a grepArgs, r codesearch.GrepResult) string {
 	if n := r.Stats.Binary + r.Stats.TooLarge + r.Stats.Unreadable; n > 0 {
 		msg += fmt.Sprintf("; skipped %s (binary %d, over the size limit %d, unreadable %d)", plural(n, "file"), r.Stats.Binary, r.Stats.TooLarge, r.Stats.Unreadable)
 	}
-	return msg
+	return msg + deniedNote(r.Stats.Denied)
 }
