@@ -87,6 +87,8 @@ export interface Handlers {
   onWebSearch?: Handler<WebSearchRequestParams, WebSearchRequestResult>;
 }
 
+const INTERNAL_ERROR = -32603;
+
 const reverseMethods: Record<keyof Handlers, string> = {
   onAskUser: "ask_user.request",
   onApproval: "approval.request",
@@ -195,6 +197,10 @@ export class Sidecar extends EventEmitter {
     const sub = token.onCancellationRequested(() => ac.abort(new SidecarError(`the sidecar cancelled ${method}`)));
     try {
       return await handler(params, { signal: ac.signal });
+    } catch (err) {
+      if (err instanceof ResponseError) throw err;
+      // The host's own words, without vscode-jsonrpc's "Request … failed with message:" wrapping.
+      return new ResponseError(INTERNAL_ERROR, `${key} failed: ${err instanceof Error ? err.message : String(err)}`);
     } finally {
       sub.dispose();
     }
