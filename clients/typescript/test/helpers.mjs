@@ -9,7 +9,7 @@ import { spawnSidecar } from "../dist/index.js";
 
 const here = dirname(fileURLToPath(import.meta.url));
 export const repo = join(here, "..", "..", "..");
-export const fixtures = join(here, "fixtures");
+export const testdata = join(repo, "clients", "testdata");
 
 export const binary = process.env.STEERABLE_SIDECAR_BIN || join(repo, "bin", "steerable-sidecar");
 if (!existsSync(binary)) {
@@ -44,10 +44,10 @@ export async function until(cond, what) {
   }
 }
 
-/** pluginConfig writes a plugins.json that runs the echo MCP server fixture under node. */
+/** pluginConfig writes a plugins.json that runs the echo MCP server of clients/testdata (python3). */
 export function pluginConfig(dir) {
   const path = join(dir, "plugins.json");
-  writeFileSync(path, JSON.stringify({ plugins: { echo: { command: process.execPath, args: [join(fixtures, "echo-mcp-server.mjs")] } } }));
+  writeFileSync(path, JSON.stringify({ plugins: { echo: { command: "python3", args: [join(testdata, "echo_mcp_server.py")] } } }));
   return path;
 }
 

@@ -6,7 +6,7 @@ import { writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { test } from "node:test";
 import { BinaryNotFoundError, RpcError, SidecarError, SidecarExitError, spawnSidecar } from "../dist/index.js";
-import { alive, binary, fixtures, start, until, workspace } from "./helpers.mjs";
+import { alive, binary, testdata, start, until, workspace } from "./helpers.mjs";
 
 test("ready: lifecycle.ready's info, the pid of the process, stderr parsed into the logger", async (t) => {
   const sc = await start(t);
@@ -77,7 +77,7 @@ test("the binary is found through STEERABLE_SIDECAR_BIN, then PATH; nowhere is a
 test("no lifecycle.ready within readyTimeoutMs: rejected, and the process is killed", async (t) => {
   let pid;
   const err = await spawnSidecar({
-    binary: join(fixtures, "silent-sidecar.sh"),
+    binary: join(testdata, "silent-sidecar.sh"),
     cwd: workspace(t),
     readyTimeoutMs: 300,
     logger: (e) => (pid = e.pid),
@@ -91,7 +91,7 @@ test("no lifecycle.ready within readyTimeoutMs: rejected, and the process is kil
 test("aborting the signal while it starts rejects with the signal's reason and kills it", async (t) => {
   const ac = new AbortController();
   let pid;
-  const p = spawnSidecar({ binary: join(fixtures, "silent-sidecar.sh"), cwd: workspace(t), signal: ac.signal, logger: (e) => (pid = e.pid) });
+  const p = spawnSidecar({ binary: join(testdata, "silent-sidecar.sh"), cwd: workspace(t), signal: ac.signal, logger: (e) => (pid = e.pid) });
   await until(() => pid !== undefined, "the fixture's first stderr line");
   ac.abort(new Error("host quit"));
   await assert.rejects(p, /host quit/);
