@@ -77,14 +77,17 @@ function notExecutable(path: string): string {
 }
 
 async function fromPackage(): Promise<{ path?: string; why: string }> {
-  let pkg: BinaryPackage;
+  let pkg: Partial<BinaryPackage> & { default?: Partial<BinaryPackage> };
   try {
-    pkg = (await import("steerable-sidecar" as string)) as BinaryPackage;
+    pkg = await import("steerable-sidecar" as string);
   } catch {
     return { why: "not installed" };
   }
+  // A CommonJS package: its exports are named, or only the default export.
+  const binaryPath = pkg.binaryPath ?? pkg.default?.binaryPath;
+  if (typeof binaryPath !== "function") return { why: "installed, but it has no binaryPath()" };
   try {
-    return { path: unpackedFromAsar(pkg.binaryPath()), why: "" };
+    return { path: unpackedFromAsar(binaryPath()), why: "" };
   } catch (err) {
     return { why: (err as Error).message };
   }

@@ -163,8 +163,10 @@ function watchExit(child: ReturnType<typeof spawn>, sidecar: Sidecar): void {
     clearTimeout(fallback);
     sidecar.processEnded(code, signal);
   });
-  child.once("error", () => {
-    // A spawn that failed has no process: no exit event will come.
+  child.on("error", () => {
+    // A spawn that failed has no process: no exit event will come. (Other
+    // errors — a kill that failed — change nothing; listening keeps them
+    // from being thrown.)
     if (child.pid === undefined) sidecar.processEnded(null, null);
   });
 }
