@@ -3,6 +3,7 @@ host sees, stderr, both framings, close."""
 import asyncio
 import os
 import signal
+from pathlib import Path
 
 from steerable_sidecar import BinaryNotFoundError, RpcError, SidecarError, SidecarExitError, spawn_sidecar
 
@@ -64,12 +65,15 @@ class SpawnTest(SidecarTest):
         ])
 
     async def test_ready_timeout_kills_the_process(self):
-        pids = []
+        pid_file = os.path.join(self.ws, "pid")
         with self.assertRaises(SidecarError) as cm:
-            await spawn_sidecar(self.ws, binary=str(TESTDATA / "silent-sidecar.sh"), ready_timeout=0.3, logger=lambda e: pids.append(e.pid))
-        self.assertIn("no lifecycle.ready within 0.3 s (ready_timeout); killed it", str(cm.exception))
-        self.assertEqual(cm.exception.stderr, ["booting slowly"])
-        self.assertFalse(alive(pids[0]))
+            await spawn_sidecar(self.ws, binary=str(TESTDATA / "silent-sidecar.sh"), ready_timeout=1,
+                                env={"SILENT_SIDECAR_PID_FILE": pid_file}, logger=None)
+        self.assertIn("no lifecycle.ready within 1 s (ready_timeout); killed it", str(cm.exception))
+        # A loaded machine may not even have run the script when the timeout
+        # fires; when it did, its process is gone.
+        if os.path.exists(pid_file):
+            self.assertFalse(alive(int(Path(pid_file).read_text())))
 
     async def test_cancelling_the_spawn_kills_the_process(self):
         pids = []
