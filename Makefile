@@ -10,14 +10,17 @@ FUZZTIME ?= 10s
 # The release targets (SPEC §5): every one static (CGO_ENABLED=0) and stripped.
 TARGETS := linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 windows/amd64 windows/arm64
 
-.PHONY: build run test vet lint fuzz bench examples clean release cross docker
+# The TypeScript client (its pinned npm dependencies, built to dist/).
+CLIENT_TS := clients/typescript
+
+.PHONY: build run test vet lint fuzz bench examples clean release cross docker clients test-clients
 
 ## build: a static binary in bin/
 build:
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/steerable-sidecar
 
-## release: the six targets in dist/ (steerable-sidecar-OS-ARCH[.exe]) with SHA256SUMS
-release:
+## release: the six targets in dist/ (steerable-sidecar-OS-ARCH[.exe]) with SHA256SUMS, and the npm packages in dist/npm
+release: clients
 	rm -rf dist && mkdir -p dist
 	@set -e; for t in $(TARGETS); do \
 	  os=$${t%/*}; arch=$${t#*/}; ext=; [ $$os = windows ] && ext=.exe; \
@@ -27,6 +30,8 @@ release:
 	done
 	cd dist && if command -v sha256sum >/dev/null; then sha256sum steerable-sidecar-*; else shasum -a 256 steerable-sidecar-*; fi > SHA256SUMS
 	@cat dist/SHA256SUMS
+	node clients/npm/build.mjs --version $(VERSION) --dist dist --pack
+	cd dist/npm && npm pack --silent --ignore-scripts ../../$(CLIENT_TS)
 
 ## docker: the container image, stamped with the version and commit from git (the context has no .git)
 docker:
@@ -43,10 +48,24 @@ cross:
 run: build
 	$(BIN) --log-format console
 
-## test: vet, every test under the race detector (end-to-end scripts included), the host examples
+## test: vet, every test under the race detector (end-to-end scripts included), the host clients' tests, the host examples
 test: vet
 	$(GO) test -race -count=1 ./...
+	$(MAKE) --no-print-directory test-clients
 	$(MAKE) --no-print-directory examples
+
+## clients: the TypeScript client's pinned dependencies (npm ci from its lock file) and its build (its types checked against protocol/schema)
+clients: $(CLIENT_TS)/node_modules/.package-lock.json
+	cd $(CLIENT_TS) && npm run --silent build
+
+$(CLIENT_TS)/node_modules/.package-lock.json: $(CLIENT_TS)/package-lock.json
+	cd $(CLIENT_TS) && npm ci --no-audit --no-fund --loglevel=error
+
+## test-clients: the TypeScript and Python clients' tests and the npm packaging test, against the built binary
+test-clients: build clients
+	cd $(CLIENT_TS) && STEERABLE_SIDECAR_BIN=$(CURDIR)/$(BIN) npm test --silent
+	cd clients/python && STEERABLE_SIDECAR_BIN=$(CURDIR)/$(BIN) python3 -m unittest
+	STEERABLE_SIDECAR_BIN=$(CURDIR)/$(BIN) node --test clients/npm/test/*.test.mjs
 
 ## vet: gofmt and go vet
 vet:
@@ -70,10 +89,10 @@ fuzz:
 bench: build
 	./bench/run.sh
 
-## examples: run the Node and Python host examples against the built binary
-examples: build
+## examples: run the Node and Python host examples (on the clients) against the built binary
+examples: build clients
 	node examples/node-host/host.mjs $(BIN)
 	python3 examples/python-host/host.py $(BIN)
 
 clean:
-	rm -rf bin dist
+	rm -rf bin dist $(CLIENT_TS)/dist

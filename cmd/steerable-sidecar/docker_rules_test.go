@@ -203,7 +203,8 @@ func TestDockerContextLeavesOutIgnoredFiles(t *testing.T) {
 	// What make test, make bench and make release leave, present or not.
 	paths := []string{"bin/steerable-sidecar", "dist/SHA256SUMS", "bench/.cache/bin/core", ".git/HEAD",
 		"examples/node-host/node_modules/x/index.js", "cmd/steerable-sidecar/testdata/mcpclient/node_modules/x/index.js",
-		"clients/typescript/node_modules/vscode-jsonrpc/package.json", "internal/rpc/rpc.test"}
+		"clients/typescript/node_modules/vscode-jsonrpc/package.json", "internal/rpc/rpc.test",
+		"clients/typescript/dist/index.js", "clients/python/steerable_sidecar/__pycache__/client.cpython-311.pyc"}
 	if out, err := exec.Command("git", "-C", root, "ls-files", "--others", "--ignored", "--exclude-standard", "--directory").Output(); err == nil {
 		paths = append(paths, strings.Fields(string(out))...)
 	}

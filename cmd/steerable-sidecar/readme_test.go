@@ -43,12 +43,13 @@ func readmeRow(v config.Var) string {
 	return fmt.Sprintf("| `%s` | %s | %s | %s |", v.Name, def, v.Allowed(), v.Meaning())
 }
 
-// TestREADMEExamplesMatchTheBinary: the protocol walk-through shows what
-// this build answers with the default configuration — the number of tools
-// in system.ping and the suggestions for a misspelt tool — so a newcomer
-// who pastes the lines sees the same.
+// TestREADMEExamplesMatchTheBinary: the protocol walk-through (in
+// docs/protocol.md, which the README links) shows what this build answers
+// with the default configuration — the number of tools in system.ping and
+// the suggestions for a misspelt tool — so a newcomer who pastes the lines
+// sees the same.
 func TestREADMEExamplesMatchTheBinary(t *testing.T) {
-	b, err := os.ReadFile("../../README.md")
+	b, err := os.ReadFile("../../docs/protocol.md")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,19 +61,19 @@ func TestREADMEExamplesMatchTheBinary(t *testing.T) {
 	a := bootForTest(t, false)
 	ping := regexp.MustCompile(`← \{"jsonrpc":"2.0","id":1,"result":\{"status":"ok","loadedTools":(\d+)`).FindStringSubmatch(readme)
 	if ping == nil {
-		t.Fatal("README has no system.ping reply with loadedTools")
+		t.Fatal("docs/protocol.md has no system.ping reply with loadedTools")
 	}
 	if want := strconv.Itoa(a.registry.Len()); ping[1] != want {
-		t.Errorf("README's system.ping shows loadedTools %s; this build registers %s", ping[1], want)
+		t.Errorf("docs/protocol.md's system.ping shows loadedTools %s; this build registers %s", ping[1], want)
 	}
 	sugg := regexp.MustCompile(`"suggestions":(\[[^\]]*\]),"unknownTool":"raed_file"`).FindStringSubmatch(readme)
 	if sugg == nil || sugg[1] == "" {
-		t.Fatal(`README has no raed_file reply with "suggestions":[…],"unknownTool":"raed_file"`)
+		t.Fatal(`docs/protocol.md has no raed_file reply with "suggestions":[…],"unknownTool":"raed_file"`)
 	}
 	res := a.dispatcher.Dispatch(context.Background(), tools.Invocation{ToolCall: protocol.ToolCall{Name: "raed_file", Arguments: json.RawMessage(`{}`)}})
 	got, _ := json.Marshal(res.Data["suggestions"])
 	if string(got) != sugg[1] {
-		t.Errorf("README's raed_file reply suggests %s; this build suggests %s", sugg[1], got)
+		t.Errorf("docs/protocol.md's raed_file reply suggests %s; this build suggests %s", sugg[1], got)
 	}
 }
 
