@@ -49,3 +49,5 @@ require (
 )
 
 replace github.com/santhosh-tekuri/jsonschema/v6 => ./third_party/jsonschema
+
+replace github.com/ledongthuc/pdf => ./third_party/pdf

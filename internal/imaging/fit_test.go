@@ -2,107 +2,27 @@ package imaging
 
 import (
 	"bytes"
-	"encoding/binary"
 	"errors"
-	"hash/crc32"
 	"image"
 	"image/color"
-	"image/gif"
 	"image/jpeg"
 	"image/png"
-	"math/rand/v2"
-	"os"
 	"testing"
+
+	"steerable.dev/sidecar/internal/mediatest"
 )
-
-// pngBomb is a PNG whose header declares w×h pixels and that holds none.
-func pngBomb(w, h uint32) []byte {
-	var ihdr [13]byte
-	binary.BigEndian.PutUint32(ihdr[0:], w)
-	binary.BigEndian.PutUint32(ihdr[4:], h)
-	ihdr[8], ihdr[9] = 8, 2 // 8-bit truecolor
-	b := []byte("\x89PNG\r\n\x1a\n")
-	b = binary.BigEndian.AppendUint32(b, 13)
-	chunk := append([]byte("IHDR"), ihdr[:]...)
-	b = append(b, chunk...)
-	b = binary.BigEndian.AppendUint32(b, crc32.ChecksumIEEE(chunk))
-	return append(b, "\x00\x00\x00\x00IEND\xaeB`\x82"...)
-}
-
-// gifBomb is a GIF whose logical screen declares w×h pixels.
-func gifBomb(w, h uint16) []byte {
-	b := []byte("GIF89a")
-	b = binary.LittleEndian.AppendUint16(b, w)
-	b = binary.LittleEndian.AppendUint16(b, h)
-	return append(b, 0, 0, 0, ';')
-}
-
-// noisy is a w×h image of random pixels (incompressible), opaque.
-func noisy(w, h int) *image.RGBA {
-	img := image.NewRGBA(image.Rect(0, 0, w, h))
-	r := rand.New(rand.NewPCG(1, 2))
-	for i := range img.Pix {
-		img.Pix[i] = uint8(r.Uint32())
-		if i%4 == 3 {
-			img.Pix[i] = 255
-		}
-	}
-	return img
-}
-
-// gradient is a smooth w×h photo-like image.
-func gradient(w, h int) *image.RGBA {
-	img := image.NewRGBA(image.Rect(0, 0, w, h))
-	for y := range h {
-		for x := range w {
-			img.SetRGBA(x, y, color.RGBA{uint8(x * 255 / w), uint8(y * 255 / h), uint8((x + y) % 256), 255})
-		}
-	}
-	return img
-}
 
 func encoded(t testing.TB, f Format, img image.Image) []byte {
 	t.Helper()
-	var buf bytes.Buffer
-	var err error
-	switch f {
-	case PNG:
-		err = png.Encode(&buf, img)
-	case JPEG:
-		err = jpeg.Encode(&buf, img, &jpeg.Options{Quality: 90})
+	if f == JPEG {
+		return mediatest.JPEG(img)
 	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	return buf.Bytes()
-}
-
-func twoFrameGIF(t *testing.T) []byte {
-	t.Helper()
-	pal := color.Palette{color.RGBA{255, 0, 0, 255}, color.RGBA{0, 0, 255, 255}}
-	red, blue := image.NewPaletted(image.Rect(0, 0, 30, 20), pal), image.NewPaletted(image.Rect(0, 0, 30, 20), pal)
-	for i := range blue.Pix {
-		blue.Pix[i] = 1
-	}
-	var buf bytes.Buffer
-	if err := gif.EncodeAll(&buf, &gif.GIF{Image: []*image.Paletted{red, blue}, Delay: []int{10, 10}}); err != nil {
-		t.Fatal(err)
-	}
-	return buf.Bytes()
-}
-
-func readTestdata(t *testing.T, name string) []byte {
-	t.Helper()
-	b, err := os.ReadFile("testdata/" + name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
+	return mediatest.PNG(img)
 }
 
 func TestFit(t *testing.T) {
 	lim := Limits{MaxEdge: 1568, MaxBytes: 3_932_160}
-	screenshot := encoded(t, PNG, gradient(800, 600))
+	screenshot := encoded(t, PNG, mediatest.Gradient(800, 600))
 	for _, tc := range []struct {
 		name        string
 		in          []byte
@@ -113,14 +33,14 @@ func TestFit(t *testing.T) {
 		passThrough bool
 	}{
 		{"small PNG passes through", screenshot, lim, PNG, 800, 600, false, true},
-		{"wide PNG scaled, aspect kept", encoded(t, PNG, gradient(900, 300)), Limits{MaxEdge: 500, MaxBytes: lim.MaxBytes}, PNG, 500, 167, true, false},
-		{"photo JPEG scaled", encoded(t, JPEG, gradient(1200, 900)), Limits{MaxEdge: 300, MaxBytes: lim.MaxBytes}, JPEG, 300, 225, true, false},
-		{"JPEG scaled by a non-integer factor", encoded(t, JPEG, gradient(700, 300)), Limits{MaxEdge: 500, MaxBytes: lim.MaxBytes}, JPEG, 500, 214, true, false},
-		{"GIF: the first frame, as PNG", twoFrameGIF(t), lim, PNG, 30, 20, false, false},
-		{"lossy WebP passes through", readTestdata(t, "photo.webp"), lim, WebP, 64, 48, false, true},
-		{"WebP with alpha scaled to PNG", readTestdata(t, "alpha.webp"), Limits{MaxEdge: 20, MaxBytes: lim.MaxBytes}, PNG, 20, 15, true, false},
-		{"over the byte budget: JPEG", encoded(t, PNG, noisy(300, 300)), Limits{MaxEdge: 1568, MaxBytes: 100_000}, JPEG, 300, 300, false, false},
-		{"over the budget at any quality: smaller", encoded(t, PNG, noisy(200, 200)), Limits{MaxEdge: 1568, MaxBytes: 6_000}, JPEG, 0, 0, true, false},
+		{"wide PNG scaled, aspect kept", encoded(t, PNG, mediatest.Gradient(900, 300)), Limits{MaxEdge: 500, MaxBytes: lim.MaxBytes}, PNG, 500, 167, true, false},
+		{"photo JPEG scaled", encoded(t, JPEG, mediatest.Gradient(1200, 900)), Limits{MaxEdge: 300, MaxBytes: lim.MaxBytes}, JPEG, 300, 225, true, false},
+		{"JPEG scaled by a non-integer factor", encoded(t, JPEG, mediatest.Gradient(700, 300)), Limits{MaxEdge: 500, MaxBytes: lim.MaxBytes}, JPEG, 500, 214, true, false},
+		{"GIF: the first frame, as PNG", mediatest.AnimatedGIF(), lim, PNG, 30, 20, false, false},
+		{"lossy WebP passes through", mediatest.WebP, lim, WebP, 64, 48, false, true},
+		{"WebP with alpha scaled to PNG", mediatest.WebPAlpha, Limits{MaxEdge: 20, MaxBytes: lim.MaxBytes}, PNG, 20, 15, true, false},
+		{"over the byte budget: JPEG", encoded(t, PNG, mediatest.Noisy(300, 300)), Limits{MaxEdge: 1568, MaxBytes: 100_000}, JPEG, 300, 300, false, false},
+		{"over the budget at any quality: smaller", encoded(t, PNG, mediatest.Noisy(200, 200)), Limits{MaxEdge: 1568, MaxBytes: 6_000}, JPEG, 0, 0, true, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p, err := Fit(tc.in, tc.lim)
@@ -146,7 +66,7 @@ func TestFit(t *testing.T) {
 
 // TestFitGIFFirstFrame: an animated GIF shows its first frame.
 func TestFitGIFFirstFrame(t *testing.T) {
-	p, err := Fit(twoFrameGIF(t), Limits{MaxEdge: 100, MaxBytes: 1 << 20})
+	p, err := Fit(mediatest.AnimatedGIF(), Limits{MaxEdge: 100, MaxBytes: 1 << 20})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -162,8 +82,8 @@ func TestFitGIFFirstFrame(t *testing.T) {
 // TestRefused: bombs are refused from the header, corrupt and truncated
 // files with the format named, anything else as not an image.
 func TestRefused(t *testing.T) {
-	good := encoded(t, PNG, gradient(64, 64))
-	jpg := encoded(t, JPEG, gradient(64, 64))
+	good := encoded(t, PNG, mediatest.Gradient(64, 64))
+	jpg := encoded(t, JPEG, mediatest.Gradient(64, 64))
 	var tooLarge *TooLargeError
 	var corrupt *CorruptError
 	for _, tc := range []struct {
@@ -171,10 +91,10 @@ func TestRefused(t *testing.T) {
 		in   []byte
 		is   func(error) bool
 	}{
-		{"PNG declaring 60000x60000", pngBomb(60000, 60000), func(err error) bool { return errors.As(err, &tooLarge) && tooLarge.Width == 60000 }},
-		{"PNG declaring 2^31 wide", pngBomb(1<<31-1, 2), func(err error) bool { return errors.As(err, &tooLarge) }},
-		{"GIF declaring 65535x65535", gifBomb(65535, 65535), func(err error) bool { return errors.As(err, &tooLarge) }},
-		{"PNG declaring 0x10", pngBomb(0, 10), func(err error) bool { return errors.As(err, &corrupt) }},
+		{"PNG declaring 60000x60000", mediatest.PNGBomb(60000, 60000), func(err error) bool { return errors.As(err, &tooLarge) && tooLarge.Width == 60000 }},
+		{"PNG declaring 2^31 wide", mediatest.PNGBomb(1<<31-1, 2), func(err error) bool { return errors.As(err, &tooLarge) }},
+		{"GIF declaring 65535x65535", mediatest.GIFBomb(65535, 65535), func(err error) bool { return errors.As(err, &tooLarge) }},
+		{"PNG declaring 0x10", mediatest.PNGBomb(0, 10), func(err error) bool { return errors.As(err, &corrupt) }},
 		{"truncated PNG", good[:len(good)/2], func(err error) bool { return errors.As(err, &corrupt) && corrupt.Format == PNG }},
 		{"truncated JPEG", jpg[:len(jpg)/2], func(err error) bool { return errors.As(err, &corrupt) && corrupt.Format == JPEG }},
 		{"PNG magic, then garbage", append([]byte("\x89PNG\r\n\x1a\n"), "garbage garbage garbage"...), func(err error) bool { return errors.As(err, &corrupt) }},
@@ -195,7 +115,7 @@ func TestRefused(t *testing.T) {
 // equals a plain average of the pixels' colours (as color.Model converts
 // them), within rounding.
 func TestBoxShrinkMatchesAverage(t *testing.T) {
-	src := gradient(37, 23)
+	src := mediatest.Gradient(37, 23)
 	nrgba := image.NewNRGBA(src.Rect)
 	copy(nrgba.Pix, src.Pix)
 	for i := 3; i < len(nrgba.Pix); i += 8 {
@@ -242,15 +162,12 @@ func near(a, b color.RGBA, tol int) bool {
 // declares at most MaxPixels; one small enough to decode quickly decodes
 // or fails as CorruptError, never with a panic.
 func FuzzReadHeader(f *testing.F) {
-	f.Add(pngBomb(60000, 60000))
-	f.Add(gifBomb(100, 100))
-	f.Add(encoded(f, PNG, gradient(8, 8)))
-	f.Add(encoded(f, JPEG, gradient(8, 8)))
-	for _, name := range []string{"photo.webp", "alpha.webp"} {
-		if b, err := os.ReadFile("testdata/" + name); err == nil {
-			f.Add(b)
-		}
-	}
+	f.Add(mediatest.PNGBomb(60000, 60000))
+	f.Add(mediatest.GIFBomb(100, 100))
+	f.Add(encoded(f, PNG, mediatest.Gradient(8, 8)))
+	f.Add(encoded(f, JPEG, mediatest.Gradient(8, 8)))
+	f.Add(mediatest.WebP)
+	f.Add(mediatest.WebPAlpha)
 	f.Fuzz(func(t *testing.T, b []byte) {
 		h, err := ReadHeader(b)
 		if err != nil {
