@@ -14,6 +14,7 @@ import (
 
 	"steerable.dev/sidecar/internal/config"
 	"steerable.dev/sidecar/internal/files"
+	"steerable.dev/sidecar/internal/imaging"
 	"steerable.dev/sidecar/internal/logsink"
 	"steerable.dev/sidecar/internal/plugins"
 	"steerable.dev/sidecar/internal/readstate"
@@ -210,7 +211,8 @@ func (a *app) buildTools(host tools.Host) error {
 		Sandbox:          a.sandbox,
 		BashMaxTimeoutMs: a.cfg.BashMaxTimeoutMs, BashMaxOutputBytes: a.cfg.BashMaxOutputBytes,
 		Files: a.files, ReadState: a.readState, RequireReadBeforeWrite: a.cfg.RequireReadBeforeWrite, FileMaxBytes: a.cfg.FileMaxBytes,
-		SearchIgnore: a.cfg.SearchIgnore}
+		SearchIgnore: a.cfg.SearchIgnore,
+		Media: tools.MediaOptions{Image: imaging.Limits{MaxEdge: a.cfg.ImageMaxEdge, MaxBytes: a.cfg.ImageMaxBytes}, PDFDocument: a.cfg.PDFDocument}}
 	a.wireAskUser(&deps)
 	a.openSessions(&deps)
 	if err := a.buildWeb(&deps, host); err != nil {

@@ -46,6 +46,7 @@ type Deps struct {
 	ReadState              *readstate.Store
 	RequireReadBeforeWrite bool  // the hard gate (STEERABLE_REQUIRE_READ_BEFORE_WRITE)
 	FileMaxBytes           int64 // STEERABLE_FILE_MAX_BYTES
+	Media                  MediaOptions
 	// grep and glob's default ignore set (STEERABLE_SEARCH_IGNORE); nil:
 	// codesearch.DefaultIgnore.
 	SearchIgnore []string
@@ -84,7 +85,7 @@ func Builtins(d Deps) []Tool {
 		out = append(out, WebSearch(d.WebSearcher))
 	}
 	if d.Files != nil && d.ReadState != nil {
-		out = append(out, newReadFile(d), newWriteFile(d), newEditFile(d), newApplyPatch(d))
+		out = append(out, newReadFile(d), newWriteFile(d), newEditFile(d), newApplyPatch(d), newNotebookEdit(d))
 	}
 	if d.Files != nil {
 		search := codesearch.New(d.Files, codesearch.Options{MaxFileBytes: d.FileMaxBytes, Ignore: d.SearchIgnore})
