@@ -212,7 +212,7 @@ func (a *app) buildTools(host tools.Host) error {
 		BashMaxTimeoutMs: a.cfg.BashMaxTimeoutMs, BashMaxOutputBytes: a.cfg.BashMaxOutputBytes,
 		Files: a.files, ReadState: a.readState, RequireReadBeforeWrite: a.cfg.RequireReadBeforeWrite, FileMaxBytes: a.cfg.FileMaxBytes,
 		SearchIgnore: a.cfg.SearchIgnore,
-		Media: tools.MediaOptions{Image: imaging.Limits{MaxEdge: a.cfg.ImageMaxEdge, MaxBytes: a.cfg.ImageMaxBytes}, PDFDocument: a.cfg.PDFDocument}}
+		Media:        tools.MediaOptions{Image: imaging.Limits{MaxEdge: a.cfg.ImageMaxEdge, MaxBytes: a.cfg.ImageMaxBytes}, PDFDocument: a.cfg.PDFDocument}}
 	a.wireAskUser(&deps)
 	a.openSessions(&deps)
 	if err := a.buildWeb(&deps, host); err != nil {

@@ -35,7 +35,7 @@ func newReadFile(d Deps) Tool {
 		Parameters: json.RawMessage(`{"type":"object","additionalProperties":false,"required":["path"],"properties":{` +
 			`"path":{"type":"string","description":"file path, relative to the workspace or absolute"},` +
 			`"offset":{"type":"integer","minimum":1,"description":"first line to return (1-based)"},` +
-			`"limit":{"type":"integer","minimum":1,"description":"number of lines to return"},`+
+			`"limit":{"type":"integer","minimum":1,"description":"number of lines to return"},` +
 			`"pages":{"type":"string","description":"PDF only: a page (\"3\") or a range (\"1-5\"), at most 20 pages; default the first 20"}}}`),
 	}, env.readFile)
 }

@@ -34,8 +34,12 @@ func TestReadFileKinds(t *testing.T) {
 	}{
 		{"shot.png", nil, func(r protocol.ToolResult) bool { return isImage(r, "image/png", png) }},
 		{"shot.dat", nil, func(r protocol.ToolResult) bool { return isImage(r, "image/png", png) }},
-		{"lfs.png", nil, func(r protocol.ToolResult) bool { return strings.HasPrefix(r.Data["content"].(string), "version https://git-lfs") && r.Content == nil }},
-		{"icon.svg", nil, func(r protocol.ToolResult) bool { return strings.HasPrefix(r.Data["content"].(string), "<svg") && r.Content == nil }},
+		{"lfs.png", nil, func(r protocol.ToolResult) bool {
+			return strings.HasPrefix(r.Data["content"].(string), "version https://git-lfs") && r.Content == nil
+		}},
+		{"icon.svg", nil, func(r protocol.ToolResult) bool {
+			return strings.HasPrefix(r.Data["content"].(string), "<svg") && r.Content == nil
+		}},
 		{"doc.pdf", map[string]any{"pages": "2"}, func(r protocol.ToolResult) bool {
 			return r.Data["pages"] == "2" && strings.Contains(r.Data["content"].(string), "--- page 2 of 2 ---\nPage 2 heading\n")
 		}},
@@ -112,4 +116,6 @@ func TestReadPDFDocument(t *testing.T) {
 	}
 }
 
-func imagingLimits(edge, bytes int) imaging.Limits { return imaging.Limits{MaxEdge: edge, MaxBytes: bytes} }
+func imagingLimits(edge, bytes int) imaging.Limits {
+	return imaging.Limits{MaxEdge: edge, MaxBytes: bytes}
+}
