@@ -48,6 +48,10 @@ var wireTypes = []struct {
 	{"web_search.request.params.json", WebSearchRequestParams{}, false},
 	{"web_search.request.result.json", WebSearchRequestResult{}, false},
 	{"tool.progress.params.json", ToolProgressParams{}, false},
+	{"todo.item.json", TodoItem{}, false},
+	{"todo.list.params.json", TodoListParams{}, false},
+	{"todo.list.result.json", TodoListResult{}, false},
+	{"todo.updated.params.json", TodoUpdatedParams{}, false},
 	{"lifecycle.ready.params.json", LifecycleReadyParams{}, false},
 	{"lifecycle.shutdown.params.json", LifecycleShutdownParams{}, false},
 }

@@ -11,6 +11,7 @@ import (
 	"steerable.dev/sidecar/internal/runcode"
 	"steerable.dev/sidecar/internal/sandbox"
 	"steerable.dev/sidecar/internal/shellsession"
+	"steerable.dev/sidecar/internal/todo"
 	"steerable.dev/sidecar/internal/web"
 )
 
@@ -55,6 +56,10 @@ type Deps struct {
 	// calls go through.
 	RunCode    *runcode.Runtime
 	Dispatcher *Dispatcher
+	// todo_write (registered when Todos is set) and who hears of its
+	// changes (todo.updated; nil: nobody).
+	Todos        *todo.Store
+	TodoNotifier todo.Notifier
 }
 
 // Builtins is the explicit list of built-in tools, registered with source
@@ -90,6 +95,9 @@ func Builtins(d Deps) []Tool {
 	if d.Files != nil {
 		search := codesearch.New(d.Files, codesearch.Options{MaxFileBytes: d.FileMaxBytes, Ignore: d.SearchIgnore})
 		out = append(out, newGrep(search), newGlob(search))
+	}
+	if d.Todos != nil {
+		out = append(out, NewTodoWrite(d.Todos, d.TodoNotifier))
 	}
 	if d.RunCode != nil && d.Dispatcher != nil && d.Sandbox != nil {
 		out = append(out, newRunCode(d))
