@@ -62,5 +62,5 @@ func (tw todoWrite) run(ctx context.Context, _ Call, a todoWriteArgs) protocol.T
 		}
 		items[i] = m
 	}
-	return OK(fmt.Sprintf("Todo list updated: %d items, %d completed.", len(list), done), map[string]any{"todos": items})
+	return OK(fmt.Sprintf("Todo list updated: %s, %d completed.", plural(len(list), "item"), done), map[string]any{"todos": items})
 }
