@@ -104,3 +104,16 @@ func AnimatedGIF() []byte {
 	}
 	return buf.Bytes()
 }
+
+// Photo is a w×h opaque image like a photograph: smooth gradients with
+// sensor-like noise, so it compresses as photos do.
+func Photo(w, h int) *image.RGBA {
+	img := Gradient(w, h)
+	r := rand.New(rand.NewPCG(3, 4))
+	for i := range img.Pix {
+		if i%4 != 3 {
+			img.Pix[i] = uint8(min(255, int(img.Pix[i])+int(r.Uint32()%24)))
+		}
+	}
+	return img
+}
