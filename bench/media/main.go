@@ -16,7 +16,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
 
 	"steerable.dev/sidecar/bench/internal/benchkit"
@@ -97,7 +96,7 @@ func command(name string, args ...string) (time.Duration, int64, error) {
 	if err != nil {
 		return 0, 0, fmt.Errorf("%s: %v: %s", name, err, out)
 	}
-	return d, cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss << 10, nil
+	return d, maxRSS(cmd.ProcessState), nil
 }
 
 // benchImage: read_file of the JPEG (each run a fresh sidecar, so its
