@@ -48,6 +48,10 @@ var wireTypes = []struct {
 	{"web_search.request.params.json", WebSearchRequestParams{}, false},
 	{"web_search.request.result.json", WebSearchRequestResult{}, false},
 	{"tool.progress.params.json", ToolProgressParams{}, false},
+	{"todo.item.json", TodoItem{}, false},
+	{"todo.list.params.json", TodoListParams{}, false},
+	{"todo.list.result.json", TodoListResult{}, false},
+	{"todo.updated.params.json", TodoUpdatedParams{}, false},
 	{"lifecycle.ready.params.json", LifecycleReadyParams{}, false},
 	{"lifecycle.shutdown.params.json", LifecycleShutdownParams{}, false},
 }
@@ -225,18 +229,32 @@ func TestIsTerminal(t *testing.T) {
 	}
 }
 
+// TestToolResultKeepsUnknownFields: unknown members, and content in a
+// shape this version does not know, pass through a round trip unchanged;
+// known content blocks are read into Content.
 func TestToolResultKeepsUnknownFields(t *testing.T) {
-	in := `{"success":false,"needsFollowup":true,"error":"x","data":{"n":12345678901234567890},"traceId":"t1","extra":{"a":[1]}}`
 	var r ToolResult
-	if err := json.Unmarshal([]byte(in), &r); err != nil {
-		t.Fatal(err)
+	for _, in := range []string{
+		`{"success":false,"needsFollowup":true,"error":"x","data":{"n":12345678901234567890},"traceId":"t1","extra":{"a":[1]}}`,
+		`{"success":true,"content":[{"type":"resource","resource":{"uri":"file:///a","text":"x"}}]}`,
+		`{"success":true,"content":[{"type":"text","text":"x","annotations":{"audience":["user"]}}]}`,
+		`{"success":true,"content":"plain"}`,
+		`{"success":true,"content":[]}`,
+		`{"success":true,"content":[{"type":"text","text":"a"},{"type":"image","mimeType":"image/png","data":"iVBORw0KGgo="}]}`,
+	} {
+		if err := json.Unmarshal([]byte(in), &r); err != nil {
+			t.Fatal(err)
+		}
+		out, err := json.Marshal(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(decodeAny(t, []byte(in)), decodeAny(t, out)); diff != "" {
+			t.Errorf("round trip of %s (-in +out):\n%s", in, diff)
+		}
 	}
-	out, err := json.Marshal(r)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if diff := cmp.Diff(decodeAny(t, []byte(in)), decodeAny(t, out)); diff != "" {
-		t.Errorf("round trip (-in +out):\n%s", diff)
+	if len(r.Content) != 2 || r.Content[1].MimeType != "image/png" || string(r.Content[1].Data) != "\x89PNG\r\n\x1a\n" {
+		t.Errorf("known blocks not read into Content: %+v", r)
 	}
 	if err := json.Unmarshal([]byte(`null`), &r); err == nil {
 		t.Error("null decoded into a ToolResult without error")

@@ -26,8 +26,30 @@ type ToolResult struct {
 	Message       string         `json:"message,omitempty"`
 	Error         string         `json:"error,omitempty"`
 	Data          map[string]any `json:"data,omitempty"`
+	// Content is what the model should see, when plain text is not enough
+	// (an image, a PDF, a notebook with plots): blocks shaped one to one
+	// like MCP's content and the model APIs' tool-result blocks. Data keeps
+	// the metadata, so a host that ignores Content still works.
+	Content []ContentBlock `json:"content,omitempty"`
 
 	Extra map[string]json.RawMessage `json:"-"`
+}
+
+// Content block types (SPEC §3).
+const (
+	ContentText     = "text"
+	ContentImage    = "image"
+	ContentDocument = "document"
+)
+
+// ContentBlock is one model-facing block of a ToolResult: {type:"text",
+// text}, {type:"image", mimeType, data} or {type:"document", mimeType,
+// data}; data is base64 on the wire.
+type ContentBlock struct {
+	Type     string `json:"type"`
+	Text     string `json:"text,omitempty"`
+	MimeType string `json:"mimeType,omitempty"`
+	Data     []byte `json:"data,omitempty"`
 }
 
 // IsTerminal reports whether a result ends the run: terminal is set, or the
@@ -40,7 +62,7 @@ func IsTerminal(r ToolResult) bool {
 // toolResultFields are the JSON names the struct owns; anything else is Extra.
 var toolResultFields = map[string]bool{
 	"success": true, "terminal": true, "needsFollowup": true, "nextAction": true,
-	"message": true, "error": true, "data": true,
+	"message": true, "error": true, "data": true, "content": true,
 }
 
 type toolResultJSON ToolResult // no methods: breaks the recursion
@@ -72,11 +94,19 @@ func (r *ToolResult) UnmarshalJSON(b []byte) error {
 	}
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.UseNumber()
-	var known toolResultJSON
+	var known struct {
+		toolResultJSON
+		Content json.RawMessage `json:"content"` // read by contentBlocks
+	}
 	if err := dec.Decode(&known); err != nil {
 		return err
 	}
-	*r = ToolResult(known)
+	*r = ToolResult(known.toolResultJSON)
+	if c, ok := raw["content"]; ok {
+		if r.Content, ok = contentBlocks(c); !ok {
+			r.Extra = map[string]json.RawMessage{"content": c}
+		}
+	}
 	for k, v := range raw {
 		if !toolResultFields[k] {
 			if r.Extra == nil {
@@ -86,6 +116,34 @@ func (r *ToolResult) UnmarshalJSON(b []byte) error {
 		}
 	}
 	return nil
+}
+
+// contentBlocks reads a content array made only of the blocks this
+// version knows; anything else (another block type, an unknown field, not
+// an array) is not ok, and the caller keeps it verbatim in Extra, so a host
+// tool's result passes through intact.
+func contentBlocks(raw json.RawMessage) ([]ContentBlock, bool) {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	var blocks []ContentBlock
+	if dec.Decode(&blocks) != nil || len(blocks) == 0 {
+		return nil, false
+	}
+	for _, b := range blocks { // only shapes that write back byte for byte
+		switch b.Type {
+		case ContentText:
+			if b.Text == "" || b.MimeType != "" || b.Data != nil {
+				return nil, false
+			}
+		case ContentImage, ContentDocument:
+			if b.Text != "" || b.MimeType == "" || len(b.Data) == 0 {
+				return nil, false
+			}
+		default:
+			return nil, false
+		}
+	}
+	return blocks, true
 }
 
 // Mode classifies a tool's effects for consent decisions (tools-spec

@@ -1,6 +1,7 @@
 package protocol
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"slices"
 	"strconv"
@@ -34,6 +35,9 @@ func (r ToolResult) AppendJSON(dst []byte) ([]byte, error) {
 			return dst, err
 		}
 	}
+	if len(r.Content) > 0 {
+		dst = appendContent(append(dst, `,"content":`...), r.Content)
+	}
 	if len(r.Extra) > 0 {
 		extra, err := json.Marshal(r.Extra)
 		if err != nil {
@@ -42,6 +46,26 @@ func (r ToolResult) AppendJSON(dst []byte) ([]byte, error) {
 		dst = append(append(dst, ','), extra[1:len(extra)-1]...)
 	}
 	return append(dst, '}'), nil
+}
+
+// appendContent appends blocks as encoding/json writes them: fields in
+// struct order, empty ones left out, data in standard base64.
+func appendContent(dst []byte, blocks []ContentBlock) []byte {
+	dst = append(dst, '[')
+	for i, b := range blocks {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = AppendJSONString(append(dst, `{"type":`...), b.Type)
+		dst = appendStringMember(dst, `,"text":`, b.Text)
+		dst = appendStringMember(dst, `,"mimeType":`, b.MimeType)
+		if len(b.Data) > 0 {
+			dst = base64.StdEncoding.AppendEncode(append(dst, `,"data":"`...), b.Data)
+			dst = append(dst, '"')
+		}
+		dst = append(dst, '}')
+	}
+	return append(dst, ']')
 }
 
 // appendStringMember appends an omitempty string member.

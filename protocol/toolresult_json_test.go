@@ -21,6 +21,10 @@ func FuzzToolResultAppendJSON(f *testing.F) {
 				"other":  []int{1, 2}, "raw": json.RawMessage(`{"a": 1}`), "nilMap": map[string]any(nil),
 			}},
 			{Success: true, Data: map[string]any{}, Extra: map[string]json.RawMessage{"x" + extra: json.RawMessage(`[1, 2]`)}},
+			{Success: true, Message: message, Data: map[string]any{"path": content}, Content: []ContentBlock{
+				{Type: ContentText, Text: content}, {Type: ContentImage, MimeType: errText, Data: []byte(content)},
+				{Type: ContentDocument, MimeType: "application/pdf", Data: []byte(extra)}, {Type: extra},
+			}, Extra: map[string]json.RawMessage{"traceId": json.RawMessage(`"t"`)}},
 		} {
 			want, wantErr := r.MarshalJSON()
 			got, err := r.AppendJSON([]byte("prefix:"))

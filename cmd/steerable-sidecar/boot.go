@@ -14,12 +14,14 @@ import (
 
 	"steerable.dev/sidecar/internal/config"
 	"steerable.dev/sidecar/internal/files"
+	"steerable.dev/sidecar/internal/imaging"
 	"steerable.dev/sidecar/internal/logsink"
 	"steerable.dev/sidecar/internal/plugins"
 	"steerable.dev/sidecar/internal/readstate"
 	"steerable.dev/sidecar/internal/runcode"
 	"steerable.dev/sidecar/internal/sandbox"
 	"steerable.dev/sidecar/internal/shellsession"
+	"steerable.dev/sidecar/internal/todo"
 	"steerable.dev/sidecar/internal/tools"
 	"steerable.dev/sidecar/internal/web"
 	"steerable.dev/sidecar/protocol"
@@ -47,6 +49,7 @@ type app struct {
 	runCode     *runcode.Runtime // nil when run_code is not configured
 
 	sessions *shellsession.Manager // bash_session's shells; nil when not registered
+	todos    *todo.Store           // todo_write's lists (todo.list)
 
 	sessionDir *sessionDir   // the sandbox's temp dir, created during boot
 	closing    chan struct{} // closed by close: a deferred probe does not start
@@ -238,8 +241,10 @@ func (a *app) buildTools(host tools.Host) error {
 		Sandbox:          a.sandbox,
 		BashMaxTimeoutMs: int(a.cfg.BashMaxTimeoutMs), BashMaxOutputBytes: int(a.cfg.BashMaxOutputBytes),
 		Files: a.files, ReadState: a.readState, RequireReadBeforeWrite: a.cfg.RequireReadBeforeWrite, FileMaxBytes: int64(a.cfg.FileMaxBytes),
-		SearchIgnore: a.cfg.SearchIgnore}
+		SearchIgnore: a.cfg.SearchIgnore,
+		Media:        tools.MediaOptions{Image: imaging.Limits{MaxEdge: a.cfg.ImageMaxEdge, MaxBytes: int(a.cfg.ImageMaxBytes)}, PDFDocument: a.cfg.PDFDocument}}
 	a.wireAskUser(&deps)
+	a.wireTodos(&deps, host)
 	a.openSessions(&deps)
 	if err := a.buildWeb(&deps, host); err != nil {
 		return err

@@ -46,7 +46,7 @@ func serveCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		QuietReady:    *quiet, Logs: a.logs, Log: a.log,
 	}, rpc.Services{
 		Registry: a.registry, Dispatcher: a.dispatcher, Checks: a.healthChecks,
-		HostTools: tools.NewHostTools(a.registry, host), ReadState: a.readState, Sessions: a.sessions,
+		HostTools: tools.NewHostTools(a.registry, host), ReadState: a.readState, Sessions: a.sessions, Todos: a.todos,
 		Plugins:    pluginService(a.plugins),
 		AfterReady: a.probeAfterReady,
 	}, host)

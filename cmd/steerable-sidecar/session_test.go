@@ -113,6 +113,9 @@ var sessionCmds = map[string]func(ts *testscript.TestScript, neg bool, args []st
 	"npm-servers-hint":        cmdNPMServersHint,
 	"stderr-has":              cmdStderrHas,
 	"wait-tool":               cmdWaitTool,
+	"media":                   cmdMedia,
+	"image-block":             cmdImageBlock,
+	"block-file":              cmdBlockFile,
 }
 
 func sess(ts *testscript.TestScript) *session { return ts.Value(sessionKey{}).(*session) }

@@ -17,9 +17,14 @@ type Config struct {
 
 	// File tools.
 	RequireReadBeforeWrite bool  `env:"STEERABLE_REQUIRE_READ_BEFORE_WRITE" envDefault:"true" security:"true" feature:"files" help:"hard gate: refuse to overwrite an existing file this session never read (0 opts out)"`
-	FileMaxBytes           Bytes `env:"STEERABLE_FILE_MAX_BYTES" envDefault:"67108864" range:"1024..1073741824" feature:"files" help:"largest file write_file writes and edit_file/apply_patch load and rewrite (read_file streams files of any size)"`
+	FileMaxBytes           Bytes `env:"STEERABLE_FILE_MAX_BYTES" envDefault:"67108864" range:"1024..1073741824" feature:"files" help:"largest file write_file writes and edit_file/apply_patch load and rewrite, and the largest image, PDF or notebook read_file loads (it streams text files of any size)"`
 	// StateDir is derived when unset (state.go).
 	StateDir Path `env:"STEERABLE_STATE_DIR" feature:"files" help:"absolute directory for state that outlives a crash: the rollback journal of multi-file apply_patch (default: $XDG_STATE_HOME/steerable-sidecar, else $HOME/.local/state/steerable-sidecar)"`
+
+	// read_file of images and PDFs.
+	ImageMaxEdge  int   `env:"STEERABLE_IMAGE_MAX_EDGE" envDefault:"1568" range:"64..16384" feature:"files" help:"longest edge, in pixels, of an image read_file returns; a larger one is scaled down, aspect kept"`
+	ImageMaxBytes Bytes `env:"STEERABLE_IMAGE_MAX_BYTES" envDefault:"3932160" range:"65536..67108864" feature:"files" help:"largest encoded image read_file returns (3.75 MiB); a larger one is re-encoded (JPEG at falling quality, then smaller)"`
+	PDFDocument   bool  `env:"STEERABLE_PDF_DOCUMENT" envDefault:"false" feature:"files" help:"read_file of a PDF also returns the selected pages as a document block, for a model that reads PDFs natively"`
 
 	// grep and glob.
 	SearchIgnore List `env:"STEERABLE_SEARCH_IGNORE" envDefault:".git/,node_modules/,__pycache__/,.venv/,venv/,dist/,build/,target/" feature:"files" help:"gitignore patterns grep and glob skip beyond the workspace's own ignore files, ranked below them (- skips nothing more)"`

@@ -89,6 +89,11 @@ func (c *clipper) result() (string, int) {
 	return string(c.head) + ClipMarker(dropped) + string(lastChars(c.rest, ClipTail)), dropped
 }
 
+// Clip clips a view built in memory (a PDF's pages, a notebook's cells)
+// as read_file clips a file: the text and the characters the marker
+// replaced.
+func Clip(s string) (string, int) { return clipString(s) }
+
 // clipString clips a text in memory as the clipper clips a stream: the
 // text itself when it fits, else its first ClipHead and last ClipTail
 // characters around the marker.

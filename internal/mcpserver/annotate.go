@@ -99,20 +99,22 @@ func reachesNetwork(d protocol.ToolDescriptor) bool {
 
 // builtinTitles are the display names of the built-in tools.
 var builtinTitles = map[string]string{
-	"read_file":    "Read file",
-	"write_file":   "Write file",
-	"edit_file":    "Edit file",
-	"apply_patch":  "Apply patch",
-	"grep":         "Search file contents",
-	"glob":         "Find files by pattern",
-	"bash":         "Run shell command (sandboxed)",
-	"bash_session": "Start a shell session (sandboxed)",
-	"write_stdin":  "Write to a shell session",
-	"web_fetch":    "Fetch web page",
-	"web_search":   "Search the web",
-	"tool_search":  "Find more tools",
-	"ask_user":     "Ask the user",
-	"run_code":     "Run Python code (sandboxed)",
+	"read_file":     "Read file",
+	"write_file":    "Write file",
+	"edit_file":     "Edit file",
+	"apply_patch":   "Apply patch",
+	"notebook_edit": "Edit notebook cell",
+	"todo_write":    "Update the todo list",
+	"grep":          "Search file contents",
+	"glob":          "Find files by pattern",
+	"bash":          "Run shell command (sandboxed)",
+	"bash_session":  "Start a shell session (sandboxed)",
+	"write_stdin":   "Write to a shell session",
+	"web_fetch":     "Fetch web page",
+	"web_search":    "Search the web",
+	"tool_search":   "Find more tools",
+	"ask_user":      "Ask the user",
+	"run_code":      "Run Python code (sandboxed)",
 }
 
 // titleOf is a tool's display name: the built-ins' own, else the name in

@@ -39,7 +39,7 @@ func listNames(t *testing.T, cs *mcp.ClientSession) []string {
 }
 
 func TestToolsListIsTheModelView(t *testing.T) {
-	full := []string{"apply_patch", "edit_file", "exec_thing", "glob", "grep", "read_file", "test_block", "test_fail", "test_progress",
+	full := []string{"apply_patch", "edit_file", "exec_thing", "glob", "grep", "notebook_edit", "read_file", "test_block", "test_fail", "test_progress",
 		"test_reverse", "test_sleep", "tool_search", "write_file"}
 	for _, tc := range []struct {
 		name  string

@@ -3,6 +3,9 @@ package mcpserver
 import (
 	"bytes"
 	"encoding/json"
+	"maps"
+	"net/url"
+	"path/filepath"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -19,20 +22,67 @@ const resultMetaKey = "steerable.dev/toolResult"
 // structuredContent, as a JSON text block (MCP "Structured Content": a tool
 // that returns it SHOULD also return it serialised); success:false as
 // isError, so the model reads the error, which names the fix. The flags MCP
-// lacks (needsFollowup, terminal, nextAction) travel in _meta.
+// lacks (needsFollowup, terminal, nextAction) travel in _meta. A result
+// with content blocks (an image, a PDF, a notebook) sends those instead of
+// the message, as MCP image, text and embedded-resource blocks, and its
+// JSON text block leaves out data.content, the text the blocks already
+// carry.
 func callResult(res protocol.ToolResult) *mcp.CallToolResult {
 	out := &mcp.CallToolResult{
 		IsError: !res.Success,
 		Content: []mcp.Content{&mcp.TextContent{Text: resultText(res)}},
 		Meta:    mcp.Meta{resultMetaKey: resultFlags(res)},
 	}
+	if len(res.Content) > 0 {
+		out.Content = mcpContent(res.Content, res.Data)
+	}
 	if len(res.Data) > 0 {
 		if b, err := json.Marshal(res.Data); err == nil {
 			out.StructuredContent = json.RawMessage(b)
-			out.Content = append(out.Content, &mcp.TextContent{Text: string(b)})
+			out.Content = append(out.Content, &mcp.TextContent{Text: metadataText(res, b)})
 		}
 	}
 	return out
+}
+
+// mcpContent maps content blocks one to one: text → text, image → image,
+// document → an embedded resource named by the file's URI.
+func mcpContent(blocks []protocol.ContentBlock, data map[string]any) []mcp.Content {
+	out := make([]mcp.Content, 0, len(blocks)+1)
+	for _, b := range blocks {
+		switch b.Type {
+		case protocol.ContentImage:
+			out = append(out, &mcp.ImageContent{MIMEType: b.MimeType, Data: b.Data})
+		case protocol.ContentDocument:
+			out = append(out, &mcp.EmbeddedResource{Resource: &mcp.ResourceContents{URI: documentURI(data), MIMEType: b.MimeType, Blob: b.Data}})
+		default:
+			out = append(out, &mcp.TextContent{Text: b.Text})
+		}
+	}
+	return out
+}
+
+// documentURI names an embedded document: the file it was read from.
+func documentURI(data map[string]any) string {
+	if p, ok := data["path"].(string); ok && p != "" {
+		return (&url.URL{Scheme: "file", Path: filepath.ToSlash(p)}).String()
+	}
+	return "steerable:document"
+}
+
+// metadataText is data as JSON text; beside content blocks, without the
+// text they carry.
+func metadataText(res protocol.ToolResult, all []byte) string {
+	if _, ok := res.Data["content"]; !ok || len(res.Content) == 0 {
+		return string(all)
+	}
+	meta := maps.Clone(res.Data)
+	delete(meta, "content")
+	b, err := json.Marshal(meta)
+	if err != nil {
+		return string(all)
+	}
+	return string(b)
 }
 
 // resultText is what the model reads first: the message of a success; the

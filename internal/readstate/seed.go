@@ -44,7 +44,7 @@ func (s *Store) Seed(state map[string]string, messages []json.RawMessage) (SeedR
 }
 
 // seededTools are the tools whose results carry versions.
-var seededTools = map[string]bool{"read_file": true, "write_file": true, "edit_file": true, "apply_patch": true}
+var seededTools = map[string]bool{"read_file": true, "write_file": true, "edit_file": true, "apply_patch": true, "notebook_edit": true}
 
 // chatMessage is the part of an OpenAI-shaped chat message that seeding
 // reads.
@@ -138,7 +138,7 @@ func applyResult(found map[string]*Entry, tool string, content json.RawMessage) 
 	switch tool {
 	case "read_file":
 		partial = r.Data.Partial
-	case "edit_file":
+	case "edit_file", "notebook_edit":
 		partial = wasPartial(found, p) // an edit keeps a partial view partial
 	}
 	found[p] = &Entry{Version: r.Data.Version, Partial: partial}

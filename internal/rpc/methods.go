@@ -49,6 +49,7 @@ func methodTable() map[string]method {
 		protocol.MethodReadStateGet:  noParams(readStateGet),
 		protocol.MethodSessionList:   noParams(sessionList),
 		protocol.MethodSessionClose:  withParams("session.close.params.json", nil, sessionClose),
+		protocol.MethodTodoList:      withParams("todo.list.params.json", nil, todoList),
 	}
 }
 

@@ -15,6 +15,7 @@ import (
 
 	"steerable.dev/sidecar/internal/readstate"
 	"steerable.dev/sidecar/internal/shellsession"
+	"steerable.dev/sidecar/internal/todo"
 	"steerable.dev/sidecar/internal/tools"
 	"steerable.dev/sidecar/protocol"
 )
@@ -59,6 +60,8 @@ type Services struct {
 	// Sessions are bash_session's shells (session.list, session.close);
 	// nil refuses those methods.
 	Sessions *shellsession.Manager
+	// Todos is todo_write's list (todo.list); nil refuses the method.
+	Todos *todo.Store
 	// AfterReady, if set, starts what must not delay the ready marker
 	// (the sandbox probe); it runs once the marker and lifecycle.ready
 	// are out.

@@ -11,6 +11,7 @@ import (
 	"steerable.dev/sidecar/internal/runcode"
 	"steerable.dev/sidecar/internal/sandbox"
 	"steerable.dev/sidecar/internal/shellsession"
+	"steerable.dev/sidecar/internal/todo"
 	"steerable.dev/sidecar/internal/web"
 )
 
@@ -46,6 +47,7 @@ type Deps struct {
 	ReadState              *readstate.Store
 	RequireReadBeforeWrite bool  // the hard gate (STEERABLE_REQUIRE_READ_BEFORE_WRITE)
 	FileMaxBytes           int64 // STEERABLE_FILE_MAX_BYTES
+	Media                  MediaOptions
 	// grep and glob's default ignore set (STEERABLE_SEARCH_IGNORE); nil:
 	// codesearch.DefaultIgnore.
 	SearchIgnore []string
@@ -54,6 +56,10 @@ type Deps struct {
 	// calls go through.
 	RunCode    *runcode.Runtime
 	Dispatcher *Dispatcher
+	// todo_write (registered when Todos is set) and who hears of its
+	// changes (todo.updated; nil: nobody).
+	Todos        *todo.Store
+	TodoNotifier todo.Notifier
 }
 
 // Builtins is the explicit list of built-in tools, registered with source
@@ -84,11 +90,14 @@ func Builtins(d Deps) []Tool {
 		out = append(out, WebSearch(d.WebSearcher))
 	}
 	if d.Files != nil && d.ReadState != nil {
-		out = append(out, newReadFile(d), newWriteFile(d), newEditFile(d), newApplyPatch(d))
+		out = append(out, newReadFile(d), newWriteFile(d), newEditFile(d), newApplyPatch(d), newNotebookEdit(d))
 	}
 	if d.Files != nil {
 		search := codesearch.New(d.Files, codesearch.Options{MaxFileBytes: d.FileMaxBytes, Ignore: d.SearchIgnore})
 		out = append(out, newGrep(search), newGlob(search))
+	}
+	if d.Todos != nil {
+		out = append(out, NewTodoWrite(d.Todos, d.TodoNotifier))
 	}
 	if d.RunCode != nil && d.Dispatcher != nil && d.Sandbox != nil {
 		out = append(out, newRunCode(d))

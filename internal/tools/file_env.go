@@ -24,10 +24,11 @@ type fileEnv struct {
 	state       *readstate.Store
 	requireRead bool
 	maxBytes    int64
+	media       MediaOptions
 }
 
 func newFileEnv(d Deps) fileEnv {
-	return fileEnv{ws: d.Files, state: d.ReadState, requireRead: d.RequireReadBeforeWrite, maxBytes: d.FileMaxBytes}
+	return fileEnv{ws: d.Files, state: d.ReadState, requireRead: d.RequireReadBeforeWrite, maxBytes: d.FileMaxBytes, media: d.Media}
 }
 
 // maxDiffChars bounds the diff a result carries; the file itself is

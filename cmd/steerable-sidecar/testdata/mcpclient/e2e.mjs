@@ -166,6 +166,25 @@ const scenarios = {
     console.log(`read from the root ${!res.isError} ${JSON.stringify(data(res).content)}`);
     await client.close();
   },
+
+  // read_file of a PNG: an MCP image block (bytes, never base64 in text);
+  // of a notebook: its cells as text.
+  async media() {
+    const { client } = await connect();
+    const png = await client.callTool({ name: "read_file", arguments: { path: "shot.png" } });
+    check(!png.isError, `read_file shot.png: ${png.content[0].text}`);
+    const img = png.content.find((c) => c.type === "image");
+    check(img, "an image block");
+    const bytes = Buffer.from(img.data, "base64");
+    console.log(`image ${img.mimeType} ${bytes.subarray(1, 4).toString()} ${bytes.readUInt32BE(16)}x${bytes.readUInt32BE(20)}`);
+    check(!png.content.some((c) => c.type === "text" && c.text.includes(img.data.slice(0, 40))), "no base64 in text");
+    console.log(`image metadata ${JSON.stringify(png.structuredContent.mimeType)} scaled=${png.structuredContent.scaled}`);
+    const nb = await client.callTool({ name: "read_file", arguments: { path: "nb.ipynb" } });
+    check(!nb.isError, `read_file nb.ipynb: ${nb.content[0].text}`);
+    console.log(`notebook blocks ${nb.content.map((c) => c.type).join(",")}`);
+    console.log(`notebook text ${JSON.stringify(nb.content[0].text.split("\n").slice(2, 4))}`);
+    await client.close();
+  },
 };
 
 const run = scenarios[scenario];
