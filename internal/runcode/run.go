@@ -147,11 +147,14 @@ func (r *Runtime) run(ctx context.Context, in Interpreter, p Program, d Dispatch
 // never runs unconfined (SPEC §4.6: no working backend is
 // sandbox_unavailable).
 func (r *Runtime) posture() (inherit bool, info sandbox.Info, err error) {
-	if r.opts.Confined {
-		return true, sandbox.Inherited, nil
-	}
 	sb := r.opts.Sandbox
+	if r.opts.Confined {
+		info = sandbox.Inherited
+		info.EnvRemoved = sb.EnvRemoved(sandbox.EnvAllowlist)
+		return true, info, nil
+	}
 	info = sb.Info()
+	info.EnvRemoved = sb.EnvRemoved(sandbox.EnvAllowlist)
 	switch {
 	case sb.Unavailable():
 		return false, info, fmt.Errorf("%w: no sandbox backend may run children here", sandbox.ErrUnavailable)
