@@ -108,7 +108,9 @@ func TestPrivilegedPluginLoadingModelWritableCodeIsRefused(t *testing.T) {
 		}, "the model can write its directory lib-"},
 		{"PYTHONPATH, second entry", func(f *fixture, s *Spec) { s.Env["PYTHONPATH"] = "/usr/lib/python3:" + inWs(f, "py") },
 			"the model can write its environment PYTHONPATH (" + wsMark + "py)"},
-		{"NODE_OPTIONS --require", func(f *fixture, s *Spec) { s.Env["NODE_OPTIONS"] = "--max-old-space-size=512 --require " + f.ws + "/hook.js" },
+		{"NODE_OPTIONS --require", func(f *fixture, s *Spec) {
+			s.Env["NODE_OPTIONS"] = "--max-old-space-size=512 --require " + f.ws + "/hook.js"
+		},
 			"its environment NODE_OPTIONS (" + wsMark + "hook.js)"},
 		{"NODE_OPTIONS --import=", func(f *fixture, s *Spec) { s.Env["NODE_OPTIONS"] = "--import=" + f.ws + "/hook.mjs" },
 			"its environment NODE_OPTIONS (" + wsMark + "hook.mjs)"},
