@@ -4,6 +4,8 @@ import (
 	"context"
 	"io"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -97,6 +99,9 @@ func (a *app) probeSandbox() {
 		a.runCode.Start() // finding python3 runs it in the sandbox
 	}
 	go func() {
+		for _, note := range sb.ExposedBinaries() {
+			a.log.Warn().Msg(note)
+		}
 		check := sandboxCheck(sb)
 		ev := a.log.Info()
 		if check.Status != protocol.CheckOK {
@@ -127,7 +132,26 @@ func (a *app) sandboxOptions() (sandbox.Options, []string) {
 		Deny:      sandbox.DenyOptions{Home: os.Getenv("HOME"), Extra: deny, Allow: allow, Root: os.Geteuid() == 0},
 		Limits:    sandbox.Limits{MaxProcs: c.SandboxMaxProcs, MaxMemoryBytes: int64(c.SandboxMaxMemoryMB) << 20},
 		BwrapPath: c.BwrapPath, BashPath: c.BashPath, Self: sandbox.OpenSelf("steerable-sidecar"), Notes: problems,
+		Binaries: selfPaths(),
 	}, problems
+}
+
+// selfPaths are where the host may start this binary from again: the
+// running executable and the path it invoked (argv[0], made absolute, or
+// found on PATH as the host's exec found it).
+func selfPaths() []string {
+	var out []string
+	if exe, err := os.Executable(); err == nil {
+		out = append(out, exe)
+	}
+	invoked := os.Args[0]
+	if !strings.ContainsRune(invoked, filepath.Separator) {
+		invoked, _ = exec.LookPath(invoked)
+	}
+	if abs, err := filepath.Abs(invoked); err == nil && invoked != "" {
+		out = append(out, abs)
+	}
+	return out
 }
 
 // sandboxCheck is checks.sandbox once the backend is selected: ok when a
@@ -140,7 +164,7 @@ func sandboxCheck(sb *sandbox.Sandbox) protocol.Check {
 		return protocol.Check{Status: protocol.CheckError, Message: "sandbox_unavailable: bash refuses to run; " + sb.Summary()}
 	case sb.Info().Enforcement == sandbox.EnforcementNone:
 		return protocol.Check{Status: protocol.CheckWarn, Message: "commands run unconfined; " + sb.Summary()}
-	case sb.Info().Enforcement == sandbox.EnforcementPartial:
+	case sb.Info().Enforcement == sandbox.EnforcementPartial, len(sb.ExposedBinaries()) > 0:
 		return protocol.Check{Status: protocol.CheckWarn, Message: sb.Summary()}
 	}
 	return protocol.Check{Status: protocol.CheckOK, Message: sb.Summary()}

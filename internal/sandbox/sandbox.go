@@ -30,6 +30,10 @@ type Options struct {
 	// the selection), and Close removes it. The caller must not serve when
 	// it fails; Start then refuses every child.
 	SessionDir func() (string, error)
+	// Binaries are the paths the host may start the sidecar from again
+	// (the running executable, the path it was invoked by); one in a
+	// writable root is reported (binaries.go).
+	Binaries []string
 	// Self is the running binary for Landlock's re-exec mode; without a
 	// File, Open opens /proc/self/exe.
 	Self Self
@@ -100,6 +104,7 @@ type Sandbox struct {
 	policy   Policy // set by resolvePolicy
 	tmpDir   func() (string, error)
 	deny     denyList // set by resolvePolicy
+	exposed  []string // set by resolvePolicy: notes of binaries in a writable root
 	launcher *launcher
 
 	// resolvePolicy resolves the deny list (some 90 lstats) and builds the
@@ -154,6 +159,7 @@ func Open(ctx context.Context, opts Options) (*Sandbox, error) {
 			roots = append(roots, tmp)
 		}
 		s.deny = resolveDenyList(opts.Deny, roots)
+		s.exposed = exposedBinaries(opts.Binaries, roots)
 		s.policy = Policy{WritableRoots: roots, Network: opts.Network, UnixSockets: opts.UnixSockets,
 			DenyRead: s.deny.paths, Limits: opts.Limits}.normalized()
 	})

@@ -31,6 +31,7 @@ func (s *Sandbox) Summary() string {
 		parts = append(parts, "bash not registered: "+s.shellErr.Error())
 	}
 	parts = append(parts, s.opts.Notes...)
+	parts = append(parts, s.exposed...)
 	parts = append(parts, s.deny.notes...)
 	if s.stale > 0 {
 		parts = append(parts, fmt.Sprintf("removed %d session temp dirs of dead sidecars", s.stale))
