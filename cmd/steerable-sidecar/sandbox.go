@@ -128,9 +128,10 @@ func (a *app) sandboxOptions() (sandbox.Options, []string) {
 	return sandbox.Options{
 		Choice: c.Sandbox, Network: c.SandboxNetwork, UnixSockets: c.SandboxUnixSockets, Require: c.SandboxRequire,
 		Workspace: c.Workspace, TempParent: os.TempDir(), Environ: os.Environ(), DeferProbe: true,
-		Env:       sandbox.EnvRules{Core: c.SandboxEnv == "core", Pass: c.SandboxEnvPass},
-		Deny:      sandbox.DenyOptions{Home: os.Getenv("HOME"), Extra: deny, Allow: allow, Root: os.Geteuid() == 0},
-		Limits:    sandbox.Limits{MaxProcs: c.SandboxMaxProcs, MaxMemoryBytes: int64(c.SandboxMaxMemoryMB) << 20},
+		Env:  sandbox.EnvRules{Core: c.SandboxEnv == "core", Pass: c.SandboxEnvPass},
+		Deny: sandbox.DenyOptions{Home: os.Getenv("HOME"), Extra: deny, Allow: allow, Root: os.Geteuid() == 0},
+		Limits: sandbox.Limits{MaxProcs: c.SandboxMaxProcs, MaxMemoryBytes: int64(c.SandboxMaxMemoryMB) << 20,
+			TmpBytes: int64(c.SandboxTmpMB) << 20},
 		BwrapPath: c.BwrapPath, BashPath: c.BashPath, Self: sandbox.OpenSelf("steerable-sidecar"), Notes: problems,
 		Binaries: selfPaths(),
 	}, problems

@@ -80,6 +80,10 @@ type Outcome struct {
 	ExitCode  int
 	Signal    string
 	Limit     string // the sandbox limit the child hit ("memory", "processes")
+	// LimitCertain and LimitEvidence are sandbox.Result's: a limit an
+	// rlimit enforces is inferred, and says from what.
+	LimitCertain  bool
+	LimitEvidence string
 	Stdout    string
 	Stderr    string
 	Truncated bool
@@ -137,8 +141,12 @@ func (r *Runtime) run(ctx context.Context, in Interpreter, p Program, d Dispatch
 		return Outcome{}, err
 	}
 	done, calls, stopped := b.result()
+	if done != nil && !done.OK {
+		r.opts.Sandbox.InferLimit(&res, cmd, done.Error+"\n"+done.Traceback) // the program saw the limit as its exception
+	}
 	return Outcome{Done: done, Calls: calls, Stopped: stopped, TimedOut: res.TimedOut && done == nil,
 		Cancelled: res.Cancelled && ctx.Err() != nil, ExitCode: res.ExitCode, Signal: res.Signal, Limit: res.Limit,
+		LimitCertain: res.LimitCertain, LimitEvidence: res.LimitEvidence,
 		Stdout: res.Stdout, Stderr: res.Stderr, Truncated: res.Truncated, Sandbox: info}, nil
 }
 

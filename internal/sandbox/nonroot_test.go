@@ -72,7 +72,7 @@ func nonrootCheck(name, work string) int {
 	defer os.RemoveAll(outside)
 	s, err := Open(context.Background(), Options{Choice: name, Workspace: ws, TempParent: work, Self: OpenSelf("sandbox.test"),
 		Environ: []string{"PATH=" + os.Getenv("PATH")}, Deny: DenyOptions{Home: home},
-		Limits: Limits{MaxProcs: 32, MaxMemoryBytes: 512 << 20}})
+		Limits: Limits{MaxProcs: 32, MaxMemoryBytes: 512 << 20, TmpBytes: 8 << 20}})
 	if err != nil {
 		fmt.Println("FAIL open:", err)
 		return 1
@@ -119,7 +119,37 @@ func nonrootCheck(name, work string) int {
 		time.Sleep(20 * time.Millisecond)
 	}
 	check("setsid escapee gone", gone, "still running")
+	rlimitChecks(s, name, ws, check)
 	return 0
+}
+
+// rlimitChecks: without a cgroup, RLIMIT_NPROC and RLIMIT_AS hold and a
+// call stopped by either says so (Result.Limit), and bwrap's /tmp is
+// capped (Limits.TmpBytes).
+func rlimitChecks(s *Sandbox, name, ws string, check func(string, bool, any)) {
+	run := func(script string, timeout time.Duration) Result {
+		res, err := s.Run(context.Background(), Command{Argv: []string{"bash", "-c", script}, Dir: ws},
+			RunOptions{MaxOutput: 1 << 16, Timeout: timeout})
+		if err != nil {
+			res.Stderr = err.Error()
+		}
+		return res
+	}
+	check("no cgroup here", s.launcher.cgroups == nil, s.Summary())
+	res := run(`bomb() { bomb & bomb; }; bomb`, 3*time.Second)
+	check("fork bomb stopped at RLIMIT_NPROC", res.TimedOut && res.Limit == "processes" && res.LimitCertain, res)
+	if _, err := exec.LookPath("python3"); err == nil {
+		res = run(`exec python3 -c 'b = bytearray(3 << 30)'`, 20*time.Second)
+		check("allocation refused by RLIMIT_AS", res.ExitCode != 0 && res.Limit == "memory" && !res.LimitCertain &&
+			strings.Contains(res.LimitEvidence, "memoryerror"), res)
+	}
+	if name != "bwrap" {
+		return
+	}
+	check("summary names the /tmp cap", strings.Contains(s.Summary(), "/tmp a 8 MB tmpfs (STEERABLE_SANDBOX_TMP_MB)"), s.Summary())
+	res = run(`df -k /tmp | tail -1; head -c 16M /dev/zero > /tmp/fill; echo "rc=$?"; du -k /tmp/fill`, 20*time.Second)
+	check("/tmp capped", strings.Contains(res.Stdout, " 8192 ") && strings.Contains(res.Stderr, "No space left on device") &&
+		strings.Contains(res.Stdout, "rc=1\n8192\t"), res)
 }
 
 func markedOthers(marker string) []string {

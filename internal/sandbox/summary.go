@@ -103,10 +103,30 @@ func (s *Sandbox) limitsText() string {
 		mem = fmt.Sprintf("%d MB address space (RLIMIT_AS: no memory cgroup is writable; programs that reserve address space up front, like Go, Node and the JVM, may fail)", lim.MaxMemoryBytes>>20)
 	}
 	text := procs + ", " + mem
+	if tmp := s.tmpText(); tmp != "" {
+		text += ", " + tmp
+	}
 	if s.cgroupErr != nil && (lim.MaxProcs > 0 || lim.MaxMemoryBytes > 0) {
 		text += " [no cgroup: " + s.cgroupErr.Error() + "]"
 	}
 	return text
+}
+
+// tmpText says how large a command's /tmp may grow: bwrap's private tmpfs
+// is capped where bwrap can; under the other backends a command writes
+// temp files only to the session temp dir (TMPDIR), on the host's file
+// system, which no limit here bounds.
+func (s *Sandbox) tmpText() string {
+	b, ok := s.backend.(Bwrap)
+	switch {
+	case !ok:
+		return "temp files not capped (the session temp dir, on the host's file system)"
+	case s.policy.Limits.TmpBytes == 0:
+		return "/tmp a tmpfs of the kernel's default size, half the RAM (STEERABLE_SANDBOX_TMP_MB=0)"
+	case !b.tmpSize.supported(b.Path):
+		return "/tmp a tmpfs not capped: this bwrap has no --size (bubblewrap 0.8.0 or later has it), so it gets the kernel's default, half the RAM"
+	}
+	return fmt.Sprintf("/tmp a %d MB tmpfs (STEERABLE_SANDBOX_TMP_MB)", s.policy.Limits.TmpBytes>>20)
 }
 
 func (s *Sandbox) denyText() string {
