@@ -84,10 +84,10 @@ type Outcome struct {
 	// rlimit enforces is inferred, and says from what.
 	LimitCertain  bool
 	LimitEvidence string
-	Stdout    string
-	Stderr    string
-	Truncated bool
-	Sandbox   sandbox.Info // what the child ran under (network always off)
+	Stdout        string
+	Stderr        string
+	Truncated     bool
+	Sandbox       sandbox.Info // what the child ran under (network always off)
 }
 
 // doneGrace is how long a child may take to exit after its done message

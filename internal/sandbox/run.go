@@ -34,11 +34,11 @@ type Result struct {
 	Limit         string
 	LimitCertain  bool
 	LimitEvidence string
-	Stdout    string
-	Stderr    string
-	Truncated bool // a stream was longer than MaxOutput
-	TimedOut  bool
-	Cancelled bool // ctx ended first
+	Stdout        string
+	Stderr        string
+	Truncated     bool // a stream was longer than MaxOutput
+	TimedOut      bool
+	Cancelled     bool // ctx ended first
 }
 
 // Defaults of RunOptions.
