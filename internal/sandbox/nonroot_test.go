@@ -3,7 +3,6 @@
 package sandbox
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"os"
@@ -28,34 +27,14 @@ func TestUnprivilegedSidecar(t *testing.T) {
 	if os.Geteuid() != 0 {
 		t.Skip("runs as root, to play an unprivileged sidecar as uid 65534; this user's own runs of the other tests cover it")
 	}
-	dir := varTempDir(t)
-	os.Chmod(dir, 0o755)
-	bin := filepath.Join(dir, "sandbox.test")
-	copyFile(t, mustExecutable(t), bin)
-	work := filepath.Join(dir, "work")
-	os.Mkdir(work, 0o755)
-	os.Chown(work, nobody, nobody)
+	bin, work := nonrootBinary(t)
 	for _, name := range confining {
 		t.Run(name, func(t *testing.T) {
 			cmd := exec.Command(bin, "nonroot-check", name, work)
 			cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: nobody, Gid: nobody}}
 			cmd.Env = []string{"PATH=" + os.Getenv("PATH")}
 			out, err := cmd.CombinedOutput()
-			sc := bufio.NewScanner(strings.NewReader(string(out)))
-			passed := 0
-			for sc.Scan() {
-				switch line := sc.Text(); {
-				case strings.HasPrefix(line, "ok "):
-					passed++
-				case strings.HasPrefix(line, "SKIP "):
-					t.Skip(line)
-				default:
-					t.Error(line)
-				}
-			}
-			if err != nil || passed == 0 {
-				t.Errorf("nonroot-check %s: %v, %d checks passed", name, err, passed)
-			}
+			reportChecks(t, "nonroot-check "+name, string(out), err)
 		})
 	}
 }

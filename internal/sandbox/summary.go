@@ -109,6 +109,9 @@ func (s *Sandbox) limitsText() string {
 	if s.cgroupErr != nil && (lim.MaxProcs > 0 || lim.MaxMemoryBytes > 0) {
 		text += " [no cgroup: " + s.cgroupErr.Error() + "]"
 	}
+	if note := cg.note(); note != "" {
+		text += " [" + note + "]"
+	}
 	return text
 }
 
