@@ -157,15 +157,16 @@ func selfPaths() []string {
 
 // sandboxCheck is checks.sandbox once the backend is selected: ok when a
 // backend confines fully, warn when commands run unconfined or partly
-// confined, error when they are refused (the named backend does not work,
-// or STEERABLE_SANDBOX_REQUIRE=1 and no backend does).
+// confined, when a configured limit is not enforced here or the binary
+// lies in a writable root, error when they are refused (the named backend
+// does not work, or STEERABLE_SANDBOX_REQUIRE=1 and no backend does).
 func sandboxCheck(sb *sandbox.Sandbox) protocol.Check {
 	switch {
 	case sb.Unavailable():
 		return protocol.Check{Status: protocol.CheckError, Message: "sandbox_unavailable: bash refuses to run; " + sb.Summary()}
 	case sb.Info().Enforcement == sandbox.EnforcementNone:
 		return protocol.Check{Status: protocol.CheckWarn, Message: "commands run unconfined; " + sb.Summary()}
-	case sb.Info().Enforcement == sandbox.EnforcementPartial, len(sb.ExposedBinaries()) > 0:
+	case sb.Info().Enforcement == sandbox.EnforcementPartial, len(sb.ExposedBinaries()) > 0, len(sb.Unenforced()) > 0:
 		return protocol.Check{Status: protocol.CheckWarn, Message: sb.Summary()}
 	}
 	return protocol.Check{Status: protocol.CheckOK, Message: sb.Summary()}

@@ -68,7 +68,6 @@ func inferLimit(res *Result, fb rlimitFallbacks, lim Limits, tasksAtStop int, fa
 	if res.Limit != "" || !failed {
 		return
 	}
-	stderr := strings.ToLower(text)
 	if fb.procs && lim.MaxProcs > 0 {
 		switch {
 		case tasksAtStop >= lim.MaxProcs:
@@ -79,13 +78,13 @@ func inferLimit(res *Result, fb rlimitFallbacks, lim Limits, tasksAtStop int, fa
 			res.Limit, res.LimitEvidence = "processes", fmt.Sprintf("its tree held %d tasks when it was stopped", tasksAtStop)
 			return
 		}
-		if frag := firstIn(stderr, procsEvidence); frag != "" {
+		if frag := firstIn(text, procsEvidence); frag != "" {
 			res.Limit, res.LimitEvidence = "processes", fmt.Sprintf("it reported %q", frag)
 			return
 		}
 	}
 	if fb.memory && lim.MaxMemoryBytes > 0 {
-		if frag := firstIn(stderr, memoryEvidence); frag != "" {
+		if frag := firstIn(text, memoryEvidence); frag != "" {
 			res.Limit, res.LimitEvidence = "memory", fmt.Sprintf("it reported %q", frag)
 			return
 		}
@@ -98,10 +97,15 @@ func inferLimit(res *Result, fb rlimitFallbacks, lim Limits, tasksAtStop int, fa
 	}
 }
 
-// firstIn returns the first of frags found in s ("" if none).
-func firstIn(s string, frags []string) string {
+// firstIn returns the first of frags (lower case) found in text, as text
+// spells it ("" if none).
+func firstIn(text string, frags []string) string {
+	lower := strings.ToLower(text)
 	for _, f := range frags {
-		if strings.Contains(s, f) {
+		if i := strings.Index(lower, f); i >= 0 {
+			if len(lower) == len(text) {
+				return text[i : i+len(f)]
+			}
 			return f
 		}
 	}

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 // The attacks of issue 11, item 5: a fork bomb and a 3 GiB allocation,
@@ -59,7 +61,7 @@ func TestLimitFallbacksAreReported(t *testing.T) {
 			if res.ExitCode == 0 || !strings.Contains(res.Stderr, "MemoryError") {
 				t.Errorf("3 GiB allocation under RLIMIT_AS: %+v", res)
 			}
-			if res.Limit != "memory" || res.LimitCertain || res.LimitEvidence != `it reported "memoryerror"` {
+			if res.Limit != "memory" || res.LimitCertain || res.LimitEvidence != `it reported "MemoryError"` {
 				t.Errorf("the refused allocation is not reported as a possible memory limit: %+v", res)
 			}
 			if res := run(t, s, `echo MemoryError >&2; exit 3`, RunOptions{}); res.Limit != "memory" {
@@ -72,12 +74,15 @@ func TestLimitFallbacksAreReported(t *testing.T) {
 			if !strings.Contains(sum, "256 MB address space (RLIMIT_AS") {
 				t.Errorf("summary: %s", sum)
 			}
-			want := "64 processes (RLIMIT_NPROC in the call's user namespace)"
+			want, unenforced := "64 processes (RLIMIT_NPROC in the call's user namespace)", []string(nil)
 			if os.Geteuid() == 0 {
-				want = "processes not limited (root is exempt from RLIMIT_NPROC"
+				want, unenforced = "processes not limited (root is exempt from RLIMIT_NPROC", []string{"processes"}
 			}
 			if !strings.Contains(sum, want) {
 				t.Errorf("summary lacks %q: %s", want, sum)
+			}
+			if diff := cmp.Diff(unenforced, s.Unenforced()); diff != "" {
+				t.Errorf("Unenforced (-want +got):\n%s", diff)
 			}
 		})
 	}

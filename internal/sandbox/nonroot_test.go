@@ -120,7 +120,7 @@ func rlimitChecks(s *Sandbox, name, ws string, check func(string, bool, any)) {
 	if _, err := exec.LookPath("python3"); err == nil {
 		res = run(`exec python3 -c 'b = bytearray(3 << 30)'`, 20*time.Second)
 		check("allocation refused by RLIMIT_AS", res.ExitCode != 0 && res.Limit == "memory" && !res.LimitCertain &&
-			strings.Contains(res.LimitEvidence, "memoryerror"), res)
+			strings.Contains(res.LimitEvidence, "MemoryError"), res)
 	}
 	if name != "bwrap" {
 		return

@@ -79,40 +79,77 @@ func (s *Sandbox) lifetimeText() string {
 	return text
 }
 
-// limitsText says which limits hold and what enforces each.
+// limitsText says which limits hold and what enforces each, and which
+// cannot be enforced here and why.
 func (s *Sandbox) limitsText() string {
-	lim, cg := s.policy.Limits, s.launcher.cgroups
-	procs := "processes not limited (STEERABLE_SANDBOX_MAX_PROCS=0)"
-	switch {
-	case lim.MaxProcs == 0:
-	case cg.has(ctlPids):
-		procs = fmt.Sprintf("%d processes (%s pids)", lim.MaxProcs, cg.name())
-	case s.launcher.mode.userNS() && os.Geteuid() != 0:
-		procs = fmt.Sprintf("%d processes (RLIMIT_NPROC in the call's user namespace)", lim.MaxProcs)
-	case os.Geteuid() == 0:
-		procs = "processes not limited (root is exempt from RLIMIT_NPROC and no pids cgroup is writable)"
-	default:
-		procs = "processes not limited (no pids cgroup and no user namespace; RLIMIT_NPROC would count every process of the user)"
-	}
-	mem := "memory not limited (STEERABLE_SANDBOX_MAX_MEMORY_MB=0)"
-	switch {
-	case lim.MaxMemoryBytes == 0:
-	case cg.has(ctlMemory):
-		mem = fmt.Sprintf("%d MB memory (%s memory)", lim.MaxMemoryBytes>>20, cg.name())
-	default:
-		mem = fmt.Sprintf("%d MB address space (RLIMIT_AS: no memory cgroup is writable; programs that reserve address space up front, like Go, Node and the JVM, may fail)", lim.MaxMemoryBytes>>20)
-	}
+	procs, _ := s.procsLimit()
+	mem, _ := s.memoryLimit()
 	text := procs + ", " + mem
 	if tmp := s.tmpText(); tmp != "" {
 		text += ", " + tmp
 	}
+	lim := s.policy.Limits
 	if s.cgroupErr != nil && (lim.MaxProcs > 0 || lim.MaxMemoryBytes > 0) {
 		text += " [no cgroup: " + s.cgroupErr.Error() + "]"
 	}
-	if note := cg.note(); note != "" {
+	if note := s.launcher.cgroups.note(); note != "" {
 		text += " [" + note + "]"
 	}
 	return text
+}
+
+// procsLimit says what enforces STEERABLE_SANDBOX_MAX_PROCS here; ok is
+// false when it is set and nothing does.
+func (s *Sandbox) procsLimit() (text string, ok bool) {
+	lim, cg := s.policy.Limits, s.launcher.cgroups
+	switch {
+	case lim.MaxProcs == 0:
+		return "processes not limited (STEERABLE_SANDBOX_MAX_PROCS=0)", true
+	case cg.has(ctlPids):
+		return fmt.Sprintf("%d processes (%s pids)", lim.MaxProcs, cg.name()), true
+	case s.launcher.rlimitFallbacks(lim).procs:
+		return fmt.Sprintf("%d processes (RLIMIT_NPROC in the call's user namespace)", lim.MaxProcs), true
+	case runtime.GOOS == "windows":
+		return fmt.Sprintf("%d processes (the call's job object)", lim.MaxProcs), true
+	case runtime.GOOS != "linux":
+		return "processes not limited (" + runtime.GOOS + " offers no per-call process limit here)", false
+	case os.Geteuid() == 0:
+		return "processes not limited (root is exempt from RLIMIT_NPROC and no pids cgroup is writable)", false
+	}
+	return "processes not limited (no pids cgroup and no user namespace; RLIMIT_NPROC would count every process of the user)", false
+}
+
+// memoryLimit says what enforces STEERABLE_SANDBOX_MAX_MEMORY_MB here; ok
+// is false when it is set and nothing does.
+func (s *Sandbox) memoryLimit() (text string, ok bool) {
+	lim, cg := s.policy.Limits, s.launcher.cgroups
+	mb := lim.MaxMemoryBytes >> 20
+	switch {
+	case lim.MaxMemoryBytes == 0:
+		return "memory not limited (STEERABLE_SANDBOX_MAX_MEMORY_MB=0)", true
+	case cg.has(ctlMemory):
+		return fmt.Sprintf("%d MB memory (%s memory)", mb, cg.name()), true
+	case s.launcher.rlimitFallbacks(lim).memory:
+		return fmt.Sprintf("%d MB address space (RLIMIT_AS, as no memory cgroup is writable: programs that reserve address space "+
+			"up front, like Go, Node and the JVM, may fail)", mb), true
+	case runtime.GOOS == "windows":
+		return fmt.Sprintf("%d MB memory (the call's job object)", mb), true
+	}
+	return "memory not limited (" + runtime.GOOS + " offers no per-call memory limit here)", false
+}
+
+// Unenforced lists the configured limits that nothing enforces here
+// ("processes", "memory"); checks.sandbox then warns.
+func (s *Sandbox) Unenforced() []string {
+	s.waitSelected()
+	var out []string
+	if _, ok := s.procsLimit(); !ok {
+		out = append(out, "processes")
+	}
+	if _, ok := s.memoryLimit(); !ok {
+		out = append(out, "memory")
+	}
+	return out
 }
 
 // tmpText says how large a command's /tmp may grow: bwrap's private tmpfs

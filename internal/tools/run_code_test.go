@@ -190,7 +190,7 @@ func TestRunCodeResultShapes(t *testing.T) {
 			"run_code stopped the program: the run_code bridge broke: frame 1: bad; the program must not write to or close file descriptors 3 and 4", nil},
 		{"memory", runcode.Outcome{Limit: "memory", LimitCertain: true, ExitCode: 137, Signal: "SIGKILL"}, false,
 			"the program hit the sandbox's memory limit of 4096 MB (STEERABLE_SANDBOX_MAX_MEMORY_MB) and was killed (exit code 137)", nil},
-		{"memory under RLIMIT_AS", runcode.Outcome{Limit: "memory", LimitEvidence: `it reported "memoryerror"`,
+		{"memory under RLIMIT_AS", runcode.Outcome{Limit: "memory", LimitEvidence: `it reported "MemoryError"`,
 			Done: &runcode.Done{Kind: runcode.KindException, Error: "MemoryError"}}, false, "MemoryError", []string{"errorKind", "traceback"}},
 		{"processes under RLIMIT_NPROC", runcode.Outcome{Limit: "processes", LimitEvidence: `it reported "can't start new thread"`, ExitCode: 1}, false,
 			`the program probably hit the sandbox's limit of 512 processes (STEERABLE_SANDBOX_MAX_PROCS, enforced here as RLIMIT_NPROC, ` +
