@@ -48,11 +48,14 @@ const selfLeaf = "self"
 // enables memory and pids below base; on any failure it moves back and
 // says why.
 func delegatedV2(base, owner string) (*cgroups, error) {
+	session := filepath.Join(base, "steerable-"+owner)
+	leaf := filepath.Join(session, selfLeaf)
+	if own := filepath.Dir(filepath.Dir(base)); base == filepath.Join(own, "steerable-"+owner, selfLeaf) {
+		return delegatedLeaf(own, owner) // a Sandbox of this process moved it already
+	}
 	if err := delegable(base, os.Getpid()); err != nil {
 		return nil, err
 	}
-	session := filepath.Join(base, "steerable-"+owner)
-	leaf := filepath.Join(session, selfLeaf)
 	if err := os.MkdirAll(leaf, 0o755); err != nil {
 		return nil, err
 	}
@@ -63,18 +66,29 @@ func delegatedV2(base, owner string) (*cgroups, error) {
 		return nil, fmt.Errorf("moving the sidecar into a leaf of its cgroup: %w", err)
 	}
 	enableV2(base)
-	cg, err := sessionV2(base, owner)
-	if err == nil && cg.limits() == 2 {
-		cg.self, cg.where = leaf, "delegated: the sidecar moved into a leaf of its own cgroup, "+leaf
-		return cg, nil
-	}
+	cg, err := delegatedLeaf(base, owner)
 	if err == nil {
-		err = errors.New("its cgroup would not hand memory and pids down")
+		return cg, nil
 	}
 	os.WriteFile(filepath.Join(base, "cgroup.procs"), pid, 0) // the leaf is ours alone: back where it was
 	rmdirRetry(leaf)
 	rmdirRetry(session)
 	return nil, fmt.Errorf("the sidecar's cgroup is delegated, but %v", err)
+}
+
+// delegatedLeaf is the session below base, the sidecar's delegated
+// cgroup, with the sidecar in its leaf.
+func delegatedLeaf(base, owner string) (*cgroups, error) {
+	cg, err := sessionV2(base, owner)
+	if err != nil {
+		return nil, err
+	}
+	if cg.limits() != 2 {
+		return nil, errors.New("its cgroup would not hand memory and pids down")
+	}
+	cg.self = filepath.Join(base, "steerable-"+owner, selfLeaf)
+	cg.where = "delegated: the sidecar moved into a leaf of its own cgroup, " + cg.self
+	return cg, nil
 }
 
 // delegable says why base cannot be the sidecar's (pid's) own delegated

@@ -1,6 +1,8 @@
 package sandbox
 
 import (
+	"fmt"
+	"os"
 	"strings"
 	"testing"
 )
@@ -143,4 +145,21 @@ func FuzzSecretShaped(f *testing.F) {
 			t.Fatalf("JWT hidden in %q", v)
 		}
 	})
+}
+
+// BenchmarkScrubEnviron is the scrub of a desktop session's environment
+// (some 60 variables, LS_COLORS among them): it runs once per session and
+// policy (Sandbox.Env caches it), never per call.
+func BenchmarkScrubEnviron(b *testing.B) {
+	environ := os.Environ()
+	for name, v := range ordinaryValues {
+		environ = append(environ, strings.ToUpper(strings.ReplaceAll(name, " ", "_"))+"="+v)
+	}
+	for len(environ) < 60 {
+		environ = append(environ, fmt.Sprintf("XDG_VAR_%d=/usr/share/%d", len(environ), len(environ)))
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		EnvRules{}.Filter(EnvScrubbed, environ)
+	}
 }
