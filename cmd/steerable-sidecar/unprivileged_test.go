@@ -1,3 +1,5 @@
+//go:build unix
+
 package main
 
 import (
@@ -15,7 +17,8 @@ import (
 // sidecar runs as an unprivileged user, without a writable cgroup. As
 // root (CI) that is uid 65534, from a copy of this binary it can run, with
 // the script's work directory given to it; as any other user the sidecar
-// is unprivileged already and runs as is.
+// is unprivileged already and runs as is. SIDECAR_UNPRIVILEGED_BIN_DIR
+// chooses where the copy goes.
 const unprivilegedUID = 65534
 
 // asUnprivileged makes cmd run as uid 65534 when the script asks for it
@@ -49,11 +52,17 @@ func asUnprivileged(ts *testscript.TestScript, cmd *exec.Cmd) {
 }
 
 // copyForUnprivileged copies the test binary, as steerable-sidecar, into a
-// directory every user can reach, removed when the script ends.
+// directory every user can reach, removed when the script ends, or into
+// SIDECAR_UNPRIVILEGED_BIN_DIR (a script that wants it in its workspace).
 func copyForUnprivileged(ts *testscript.TestScript, from string) string {
-	dir, err := os.MkdirTemp("/var/tmp", "steerable-e2e-unprivileged-")
-	ts.Check(err)
-	ts.Defer(func() { os.RemoveAll(dir) })
+	dir := ts.Getenv("SIDECAR_UNPRIVILEGED_BIN_DIR")
+	if dir == "" {
+		var err error
+		dir, err = os.MkdirTemp("/var/tmp", "steerable-e2e-unprivileged-")
+		ts.Check(err)
+		ts.Defer(func() { os.RemoveAll(dir) })
+	}
+	ts.Check(os.MkdirAll(dir, 0o755))
 	ts.Check(os.Chmod(dir, 0o755))
 	in, err := os.Open(from)
 	ts.Check(err)
