@@ -20,7 +20,8 @@ import (
 //     language's words), possibly hit the process limit;
 //   - a failed call whose stderr carries a failed allocation, or that died
 //     of SIGSEGV, SIGBUS or SIGABRT (what an unchecked malloc or a stack
-//     that cannot grow leads to), possibly hit the memory limit.
+//     that cannot grow leads to; bwrap passes such a death on as exit code
+//     128+N), possibly hit the memory limit.
 //
 // Only a limit that an rlimit enforces in this session is ever inferred,
 // and only for a call that failed: a command that printed "MemoryError"
@@ -47,8 +48,9 @@ var memoryEvidence = []string{"memoryerror", "cannot allocate memory", "std::bad
 	"allocation failed", "segmentation fault", "aborted", "bus error"}
 
 // crashSignals are how a process ends when an allocation it did not check
-// failed, or its stack could not grow.
-var crashSignals = []string{"SIGSEGV", "SIGBUS", "SIGABRT"}
+// failed, or its stack could not grow, by the exit code (128+N) of a
+// parent that passes such a death on.
+var crashSignals = map[int]string{139: "SIGSEGV", 135: "SIGBUS", 134: "SIGABRT"}
 
 // InferLimit is Run's inference for a failure that the caller learnt of
 // another way: run_code's program reports its exception over the bridge
@@ -88,9 +90,13 @@ func inferLimit(res *Result, fb rlimitFallbacks, lim Limits, tasksAtStop int, fa
 			res.Limit, res.LimitEvidence = "memory", fmt.Sprintf("it reported %q", frag)
 			return
 		}
-		for _, sig := range crashSignals {
-			if res.Signal == sig {
+		for code, sig := range crashSignals {
+			switch {
+			case res.Signal == sig:
 				res.Limit, res.LimitEvidence = "memory", "it was killed by "+sig
+				return
+			case res.Signal == "" && res.ExitCode == code: // bwrap, or a shell, passing on its child's death
+				res.Limit, res.LimitEvidence = "memory", fmt.Sprintf("it exited with code %d, a death by %s passed on", code, sig)
 				return
 			}
 		}
