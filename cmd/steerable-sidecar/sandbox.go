@@ -4,6 +4,9 @@ import (
 	"context"
 	"io"
 	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
 	"time"
 
 	"steerable.dev/sidecar/internal/config"
@@ -94,6 +97,9 @@ func (a *app) probeSandbox() {
 		a.runCode.Start() // finding python3 runs it in the sandbox
 	}
 	go func() {
+		for _, note := range sb.ExposedBinaries() {
+			a.log.Warn().Msg(note)
+		}
 		check := sandboxCheck(sb)
 		ev := a.log.Info()
 		if check.Status != protocol.CheckOK {
@@ -111,10 +117,12 @@ func (a *app) sandboxOptions() sandbox.Options {
 	return sandbox.Options{
 		Choice: c.Sandbox, Network: c.SandboxNetwork, UnixSockets: c.SandboxUnixSockets, Require: c.SandboxRequire,
 		Workspace: string(c.Workspace), TempParent: os.TempDir(), Environ: os.Environ(), DeferProbe: true,
-		Env:       sandbox.EnvRules{Core: c.SandboxEnv == "core", Pass: c.SandboxEnvPass},
-		Deny:      denyOptions(c),
-		Limits:    sandbox.Limits{MaxProcs: c.SandboxMaxProcs, MaxMemoryBytes: int64(c.SandboxMaxMemoryMB) << 20},
+		Env:  sandbox.EnvRules{Core: c.SandboxEnv == "core", Pass: c.SandboxEnvPass},
+		Deny: denyOptions(c),
+		Limits: sandbox.Limits{MaxProcs: c.SandboxMaxProcs, MaxMemoryBytes: int64(c.SandboxMaxMemoryMB) << 20,
+			TmpBytes: int64(c.SandboxTmpMB) << 20},
 		BwrapPath: string(c.BwrapPath), BashPath: string(c.BashPath), Self: sandbox.OpenSelf("steerable-sidecar"),
+		Binaries: selfPaths(),
 	}
 }
 
@@ -126,17 +134,36 @@ func denyOptions(c config.Config) sandbox.DenyOptions {
 		Allow: c.SandboxAllowRead, Root: os.Geteuid() == 0}
 }
 
+// selfPaths are where the host may start this binary from again: the
+// running executable and the path it invoked (argv[0], made absolute, or
+// found on PATH as the host's exec found it).
+func selfPaths() []string {
+	var out []string
+	if exe, err := os.Executable(); err == nil {
+		out = append(out, exe)
+	}
+	invoked := os.Args[0]
+	if !strings.ContainsRune(invoked, filepath.Separator) {
+		invoked, _ = exec.LookPath(invoked)
+	}
+	if abs, err := filepath.Abs(invoked); err == nil && invoked != "" {
+		out = append(out, abs)
+	}
+	return out
+}
+
 // sandboxCheck is checks.sandbox once the backend is selected: ok when a
 // backend confines fully, warn when commands run unconfined or partly
-// confined, error when they are refused (the named backend does not work,
-// or STEERABLE_SANDBOX_REQUIRE=1 and no backend does).
+// confined, when a configured limit is not enforced here or the binary
+// lies in a writable root, error when they are refused (the named backend
+// does not work, or STEERABLE_SANDBOX_REQUIRE=1 and no backend does).
 func sandboxCheck(sb *sandbox.Sandbox) protocol.Check {
 	switch {
 	case sb.Unavailable():
 		return protocol.Check{Status: protocol.CheckError, Message: "sandbox_unavailable: bash refuses to run; " + sb.Summary()}
 	case sb.Info().Enforcement == sandbox.EnforcementNone:
 		return protocol.Check{Status: protocol.CheckWarn, Message: "commands run unconfined; " + sb.Summary()}
-	case sb.Info().Enforcement == sandbox.EnforcementPartial:
+	case sb.Info().Enforcement == sandbox.EnforcementPartial, len(sb.ExposedBinaries()) > 0, len(sb.Unenforced()) > 0:
 		return protocol.Check{Status: protocol.CheckWarn, Message: sb.Summary()}
 	}
 	return protocol.Check{Status: protocol.CheckOK, Message: sb.Summary()}

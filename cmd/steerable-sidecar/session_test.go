@@ -217,6 +217,7 @@ func (s *session) spawn(ts *testscript.TestScript, dir string, args []string, mo
 	s.cmd = exec.Command(lookPath(ts, ts.Getenv("PATH")), args...)
 	s.cmd.Dir = dir
 	s.cmd.Env = scriptEnv(ts)
+	asUnprivileged(ts, s.cmd)
 	s.changed = sync.NewCond(&s.mu)
 	s.exited = make(chan struct{})
 	stdin, err := s.cmd.StdinPipe()

@@ -45,6 +45,7 @@ type Config struct {
 	SandboxEnvPass     List     `env:"STEERABLE_SANDBOX_ENV_PASS" security:"true" feature:"sandbox" help:"variable names every sandboxed command gets, whatever STEERABLE_SANDBOX_ENV and the scrubbing say"`
 	SandboxMaxProcs    int      `env:"STEERABLE_SANDBOX_MAX_PROCS" envDefault:"512" range:"0..1048576" security:"true" feature:"sandbox" help:"processes (and threads) one sandboxed call may run at once (0 = no limit)"`
 	SandboxMaxMemoryMB MiB      `env:"STEERABLE_SANDBOX_MAX_MEMORY_MB" envDefault:"4096" range:"0..1048576" security:"true" feature:"sandbox" help:"memory one sandboxed call may use, in MiB (0 = no limit)"`
+	SandboxTmpMB       MiB      `env:"STEERABLE_SANDBOX_TMP_MB" envDefault:"1024" range:"0..1048576" security:"true" feature:"sandbox" help:"size of a command's private /tmp under bwrap, in MiB (a tmpfs; writes beyond fail with ENOSPC; 0 = the kernel's default, half the RAM)"`
 	BwrapPath          Path     `env:"STEERABLE_BWRAP_PATH" security:"true" feature:"sandbox" help:"bubblewrap binary (absolute path); default: the first of /usr/bin, /bin, /usr/local/bin that has it, never PATH"`
 	BashPath           Path     `env:"STEERABLE_BASH_PATH" security:"true" feature:"sandbox" help:"the shell bash runs (absolute path); default: bash on PATH, else sh; on Windows Git for Windows' or MSYS2's bash.exe (never WSL's)"`
 

@@ -21,6 +21,7 @@ var invalidSecurityValues = map[string]string{
 	"STEERABLE_SANDBOX_ENV":               "Core",
 	"STEERABLE_SANDBOX_MAX_PROCS":         "lots",
 	"STEERABLE_SANDBOX_MAX_MEMORY_MB":     "4G",
+	"STEERABLE_SANDBOX_TMP_MB":            "-1",
 	"STEERABLE_BWRAP_PATH":                "$HOME/bin/bwrap", // HOME unset below
 	"STEERABLE_BASH_PATH":                 "~/bin/bash",
 	"STEERABLE_WORKSPACE_CONFINE":         "no",

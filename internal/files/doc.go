@@ -58,7 +58,12 @@
 // the next start for the workspace, rolls back every transaction that is
 // not done, touching only files that hold exactly what the commit wrote
 // (journal.go, recover.go). A live commit of another process is told apart
-// by the lock on its manifest.
+// by the lock on its manifest. Recovery runs with the sidecar's rights,
+// outside any sandbox, so a manifest is checked whole before any path in
+// it is followed (manifest.go): workspace paths inside the workspace,
+// staged files and backups beside their files in Commit's own name shape,
+// kept originals as plain names inside the transaction; anything else is
+// refused and reported, and the transaction left for a person.
 //
 // # Memory
 //

@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -80,16 +79,18 @@ func (w *Workspace) recoverTxn(dir string) (Recovery, bool, error) {
 	b, err := os.ReadFile(filepath.Join(dir, manifestName))
 	var m manifest
 	if err == nil {
-		err = json.Unmarshal(b, &m)
+		m, err = parseManifest(b, w.dir)
 	}
 	done := strings.HasSuffix(name, doneSuffix)
 	switch {
-	case err != nil && done: // the cleanup was removing the transaction itself
+	case done && (errors.Is(err, fs.ErrNotExist) || errors.Is(err, errUndecodable)): // the cleanup was removing the transaction itself
 		return Recovery{}, false, os.RemoveAll(dir)
+	case errors.Is(err, errForeign):
+		return Recovery{}, false, fmt.Errorf("rollback journal %s belongs to the workspace %s, not %s; it is left in place", dir, m.Workspace, w.dir)
+	case errors.Is(err, errManifest):
+		return Recovery{}, false, fmt.Errorf("rollback journal %s is refused, nothing in it was followed (%v); it is left in place for a person to look at", dir, err)
 	case err != nil:
 		return Recovery{}, false, fmt.Errorf("rollback journal %s is unreadable (%v); it is left in place", dir, err)
-	case m.Workspace != w.dir:
-		return Recovery{}, false, fmt.Errorf("rollback journal %s belongs to the workspace %s, not %s; it is left in place", dir, m.Workspace, w.dir)
 	}
 	r := Recovery{ID: strings.TrimSuffix(name, doneSuffix), RolledBack: !done}
 	if done {

@@ -15,7 +15,9 @@ import (
 // workspace, credentials in its environment. The model writes the
 // workspace (file tools) and the session temp dir (bash's TMPDIR), so a
 // privileged server whose code lies there — its manifest, its program, a
-// script among its arguments, or its cwd, where npx, node and python -m
+// script or a directory of modules among its arguments, a path in a
+// variable that makes an interpreter or the linker load code (PYTHONPATH,
+// NODE_OPTIONS, LD_PRELOAD, …), or its cwd, where npx, node and python -m
 // resolve packages first — would run code the model planted with those
 // rights. Such a plugin is refused at start, naming what the model could
 // write and the fix. An unprivileged one runs confined like bash, wherever
@@ -49,8 +51,10 @@ func (p *plugin) privileges(pol Policy) []string {
 }
 
 // exposedCode lists the parts of p's code the model can write: its
-// manifest, its program, files among its arguments (absolute or relative
-// to dir), and its cwd dir.
+// manifest, its program, the paths among its arguments (a script, a
+// directory of modules, --flag=/path; absolute or relative to dir), the
+// paths in the environment variables that make an interpreter or the
+// dynamic linker load code (codeLoadingEnv), and its cwd dir.
 func (p *plugin) exposedCode(dir string) []string {
 	var out []string
 	if p.spec.Source == SourceInstalled || p.spec.Source == SourceDirectory {
@@ -62,18 +66,118 @@ func (p *plugin) exposedCode(dir string) []string {
 		out = append(out, "its program "+cmd)
 	}
 	for _, a := range p.spec.Args {
-		path := a
-		if !filepath.IsAbs(path) {
-			path = filepath.Join(dir, path)
+		if path, ok := p.writablePath(dir, argPaths(a)); ok {
+			out = append(out, pathKind(path)+" "+a)
 		}
-		if fi, err := os.Stat(path); err == nil && fi.Mode().IsRegular() && p.modelWritable(path) {
-			out = append(out, "its file "+a)
+	}
+	names := make([]string, 0, len(p.spec.Env))
+	for k := range p.spec.Env {
+		names = append(names, k)
+	}
+	slices.Sort(names)
+	for _, k := range names {
+		if !loadsCode(k) {
+			continue
+		}
+		if path, ok := p.writablePath(dir, envPaths(p.spec.Env[k])); ok {
+			out = append(out, fmt.Sprintf("its environment %s (%s)", k, path))
 		}
 	}
 	if p.modelWritable(dir) {
 		out = append(out, "its cwd "+dir)
 	}
 	return out
+}
+
+// writablePath is the first of paths the model can write: an absolute one
+// anywhere in a writable root (existing or not: the model could create
+// it), a relative one (to dir) that exists there.
+func (p *plugin) writablePath(dir string, paths []string) (string, bool) {
+	for _, path := range paths {
+		if !filepath.IsAbs(path) {
+			path = filepath.Join(dir, path)
+			if _, err := os.Stat(path); err != nil {
+				continue
+			}
+		}
+		if p.modelWritable(path) {
+			return path, true
+		}
+	}
+	return "", false
+}
+
+// pathKind names what an argument points at, for the error.
+func pathKind(path string) string {
+	switch fi, err := os.Stat(path); {
+	case err != nil:
+		return "its path"
+	case fi.IsDir():
+		return "its directory"
+	}
+	return "its file"
+}
+
+// argPaths are the paths an argument may name: itself, the value of a
+// --flag=value, and the path glued to a short option (-r/path,
+// -javaagent:/path).
+func argPaths(a string) []string {
+	out := []string{}
+	if !strings.HasPrefix(a, "-") {
+		out = append(out, a)
+	}
+	if _, v, ok := strings.Cut(a, "="); ok && v != "" {
+		out = append(out, v)
+	}
+	if strings.HasPrefix(a, "-") {
+		if i := strings.IndexByte(a, '/'); i > 0 {
+			out = append(out, a[i:])
+		}
+	}
+	return out
+}
+
+// envPaths are the paths in the value of a code-loading variable: the
+// entries of a path list (':' on Unix, ';' on Windows) and the paths among
+// the words of an options string (NODE_OPTIONS="--require /p",
+// JAVA_TOOL_OPTIONS="-javaagent:/p.jar").
+func envPaths(v string) []string {
+	var out []string
+	for _, w := range strings.FieldsFunc(v, func(r rune) bool { return r == ' ' || r == '\t' || r == ';' }) {
+		if strings.HasPrefix(w, "-") {
+			out = append(out, argPaths(w)...)
+			continue
+		}
+		out = append(out, filepath.SplitList(w)...)
+	}
+	return slices.DeleteFunc(out, func(s string) bool { return s == "" })
+}
+
+// codeLoadingEnv names the variables through which a path makes a program
+// run code from it: interpreters' module paths and start-up files, the
+// dynamic linker's preloads and library paths, the JVM's agents, the
+// shell's start-up files, and HOME and XDG_CONFIG_HOME (git's hooks and
+// fsmonitor, every tool's rc file). A name ending in one of
+// codeLoadingSuffixes counts too (GEM_PATH, LUA_CPATH, MAVEN_OPTS).
+var codeLoadingEnv = []string{"PYTHONSTARTUP", "PYTHONHOME", "PYTHONUSERBASE", "LD_PRELOAD", "LD_AUDIT",
+	"DYLD_INSERT_LIBRARIES", "GEM_HOME", "BUNDLE_GEMFILE", "NPM_CONFIG_PREFIX", "NPM_CONFIG_USERCONFIG", "R_LIBS",
+	"R_LIBS_USER", "PHPRC", "PHP_INI_SCAN_DIR", "BASH_ENV", "ENV", "ZDOTDIR", "HOME", "XDG_CONFIG_HOME",
+	"XDG_DATA_HOME", "GIT_CONFIG_GLOBAL", "GIT_EXEC_PATH", "RUSTC_WRAPPER", "CARGO_HOME", "DENO_DIR"}
+
+var codeLoadingSuffixes = []string{"PATH", "LIB", "OPTIONS", "OPTS", "OPT", "PRELOAD"}
+
+// loadsCode reports whether the variable can make the server load code.
+func loadsCode(name string) bool {
+	up := strings.ToUpper(name)
+	if slices.Contains(codeLoadingEnv, up) {
+		return true
+	}
+	for _, s := range codeLoadingSuffixes {
+		if strings.HasSuffix(up, s) {
+			return true
+		}
+	}
+	return false
 }
 
 // checkExposure refuses a privileged plugin whose code the model can

@@ -83,6 +83,7 @@ func (b *bridge) serve() {
 			return
 		}
 		if d, ok := f.(Done); ok {
+			d = b.limits.boundResult(d)
 			b.mu.Lock()
 			b.done = &d
 			b.mu.Unlock()

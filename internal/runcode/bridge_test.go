@@ -316,3 +316,32 @@ func FuzzBridge(f *testing.F) {
 		}
 	})
 }
+
+// The attack: a program writes its own done frame to fd 3, bypassing the
+// runner's size check. The sidecar bounds the value itself: over
+// MaxResultBytes, the done becomes the failure the runner would have sent.
+func TestBridgeBoundsTheResultOfAForgedDone(t *testing.T) {
+	lim := Limits{MaxResultBytes: 1024}
+	for _, tc := range []struct {
+		value string
+		ok    bool
+	}{
+		{`"` + strings.Repeat("x", 1022) + `"`, true},
+		{`"` + strings.Repeat("x", 1023) + `"`, false},
+		{`"` + strings.Repeat("x", 5<<20) + `"`, false},
+	} {
+		c := newFakeChild(t, lim, okResult)
+		c.send(`{"v":1,"type":"done","ok":true,"value":` + tc.value + `}`)
+		<-c.served
+		done, _, err := c.b.result()
+		switch {
+		case err != nil || done == nil:
+			t.Fatalf("%d bytes: done %v, err %v", len(tc.value), done, err)
+		case done.OK != tc.ok:
+			t.Errorf("%d bytes: ok %v, want %v", len(tc.value), done.OK, tc.ok)
+		case !tc.ok && (done.Kind != KindResult || done.Value != nil ||
+			!strings.Contains(done.Error, fmt.Sprintf("is %d bytes of JSON, over the limit of 1024 (STEERABLE_RUN_CODE_MAX_RESULT_BYTES)", len(tc.value)))):
+			t.Errorf("%d bytes: %+v", len(tc.value), done)
+		}
+	}
+}

@@ -102,3 +102,22 @@ func TestChildCommandLineIsShortAndSafe(t *testing.T) {
 		t.Errorf("empty id became %q", got)
 	}
 }
+
+// The same attack through a real interpreter, under every backend: the
+// program defeats the guard, writes a 5 MB done frame to fd 3 itself and
+// exits before the runner could check anything.
+func TestRawOversizedDoneFrameIsRefused(t *testing.T) {
+	for _, backend := range backends {
+		t.Run(backend, func(t *testing.T) {
+			e := session(t, backend)
+			code := osEscape + `os.write(3, b'{"v":1,"type":"done","ok":true,"value":"' + b"x" * (5 << 20) + b'"}\n')
+os._exit(0)`
+			out := e.run(t, code, nil)
+			d := out.Done
+			if d == nil || d.OK || d.Kind != KindResult || d.Value != nil ||
+				!strings.Contains(d.Error, "over the limit of 1048576 (STEERABLE_RUN_CODE_MAX_RESULT_BYTES)") {
+				t.Errorf("done %+v (stopped %v)", d, out.Stopped)
+			}
+		})
+	}
+}

@@ -69,6 +69,18 @@ func (l Limits) callLimitMessage() string {
 		"this call was not made: do fewer calls per program (batch the work, or split it over several run_code calls)", l.MaxCalls)
 }
 
+// boundResult enforces MaxResultBytes on a done, whatever the child is: the
+// runner checks it before it sends, but a program can write a frame of its
+// own to fd 3, up to MaxFrameBytes. A value over the limit becomes the
+// failure the runner would have reported.
+func (l Limits) boundResult(d Done) Done {
+	if !d.OK || len(d.Value) <= l.MaxResultBytes {
+		return d
+	}
+	return Done{Kind: KindResult, Error: fmt.Sprintf("ValueError: the return value is %d bytes of JSON, over the limit of %d "+
+		"(STEERABLE_RUN_CODE_MAX_RESULT_BYTES); return less: a summary, a count or a slice", len(d.Value), l.MaxResultBytes)}
+}
+
 // String is the limits for checks.run_code.
 func (l Limits) String() string {
 	return fmt.Sprintf("at most %d nested calls, %d ms, results of %d bytes", l.MaxCalls, l.Timeout.Milliseconds(), l.MaxResultBytes)

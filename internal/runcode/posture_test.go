@@ -31,7 +31,9 @@ func TestConfinedSidecarInheritsItsSandbox(t *testing.T) {
 	if v := value(t, out); v != 42.0 {
 		t.Errorf("value %v", v)
 	}
-	if diff := cmp.Diff(sandbox.Inherited, out.Sandbox); diff != "" {
+	want := sandbox.Inherited
+	want.EnvRemoved = e.sb.EnvRemoved(sandbox.EnvAllowlist)
+	if diff := cmp.Diff(want, out.Sandbox); diff != "" {
 		t.Errorf("sandbox (-want +got):\n%s", diff)
 	}
 }

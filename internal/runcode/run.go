@@ -80,10 +80,14 @@ type Outcome struct {
 	ExitCode  int
 	Signal    string
 	Limit     string // the sandbox limit the child hit ("memory", "processes")
-	Stdout    string
-	Stderr    string
-	Truncated bool
-	Sandbox   sandbox.Info // what the child ran under (network always off)
+	// LimitCertain and LimitEvidence are sandbox.Result's: a limit an
+	// rlimit enforces is inferred, and says from what.
+	LimitCertain  bool
+	LimitEvidence string
+	Stdout        string
+	Stderr        string
+	Truncated     bool
+	Sandbox       sandbox.Info // what the child ran under (network always off)
 }
 
 // doneGrace is how long a child may take to exit after its done message
@@ -137,8 +141,12 @@ func (r *Runtime) run(ctx context.Context, in Interpreter, p Program, d Dispatch
 		return Outcome{}, err
 	}
 	done, calls, stopped := b.result()
+	if done != nil && !done.OK {
+		r.opts.Sandbox.InferLimit(&res, cmd, done.Error+"\n"+done.Traceback) // the program saw the limit as its exception
+	}
 	return Outcome{Done: done, Calls: calls, Stopped: stopped, TimedOut: res.TimedOut && done == nil,
 		Cancelled: res.Cancelled && ctx.Err() != nil, ExitCode: res.ExitCode, Signal: res.Signal, Limit: res.Limit,
+		LimitCertain: res.LimitCertain, LimitEvidence: res.LimitEvidence,
 		Stdout: res.Stdout, Stderr: res.Stderr, Truncated: res.Truncated, Sandbox: info}, nil
 }
 
@@ -147,11 +155,14 @@ func (r *Runtime) run(ctx context.Context, in Interpreter, p Program, d Dispatch
 // never runs unconfined (SPEC §4.6: no working backend is
 // sandbox_unavailable).
 func (r *Runtime) posture() (inherit bool, info sandbox.Info, err error) {
-	if r.opts.Confined {
-		return true, sandbox.Inherited, nil
-	}
 	sb := r.opts.Sandbox
+	if r.opts.Confined {
+		info = sandbox.Inherited
+		info.EnvRemoved = sb.EnvRemoved(sandbox.EnvAllowlist)
+		return true, info, nil
+	}
 	info = sb.Info()
+	info.EnvRemoved = sb.EnvRemoved(sandbox.EnvAllowlist)
 	switch {
 	case sb.Unavailable():
 		return false, info, fmt.Errorf("%w: no sandbox backend may run children here", sandbox.ErrUnavailable)

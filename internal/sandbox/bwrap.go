@@ -11,7 +11,8 @@ import (
 // Bwrap confines the child with bubblewrap: a mount namespace whose root is
 // the host's, read-only; the writable roots bound read-write at their own
 // paths; the denied paths masked (an empty read-only tmpfs over a
-// directory, /dev/null over a file), inside the roots too (masks.go); a private tmpfs /tmp; a minimal /dev and a
+// directory, /dev/null over a file), inside the roots too (masks.go); a
+// private tmpfs /tmp of Limits.TmpBytes; a minimal /dev and a
 // fresh /proc whose kernel knobs a root sidecar's command could write
 // (/proc/sys, the sysrq trigger) are read-only; its own PID, IPC, UTS and
 // — with the network off — (empty) network namespace, plus the socket
@@ -28,6 +29,7 @@ type Bwrap struct {
 	Root    bool
 	missing string
 	masks   *maskCache // nil: the masks are computed for every child
+	tmpSize *tmpSize   // whether this bwrap can cap its tmpfs (tmpsize.go)
 }
 
 // trustedBwrapDirs are where bwrap is taken from unless STEERABLE_BWRAP_PATH
@@ -43,7 +45,7 @@ const unprivilegedID = 1000
 // NewBwrap finds bwrap: override (STEERABLE_BWRAP_PATH) when set, else the
 // first of trustedBwrapDirs that has it.
 func NewBwrap(override string) Bwrap {
-	b := Bwrap{Root: os.Geteuid() == 0, masks: &maskCache{}}
+	b := Bwrap{Root: os.Geteuid() == 0, masks: &maskCache{}, tmpSize: &tmpSize{}}
 	if override != "" {
 		if err := executable(override); err != nil {
 			b.missing = fmt.Sprintf("STEERABLE_BWRAP_PATH=%s: %v", override, err)
@@ -144,6 +146,9 @@ func (b Bwrap) args(cmd Cmd, p Policy, seccompFD int, sharedNet bool) []string {
 		for _, k := range rootKnobs {
 			args = append(args, "--ro-bind-try", k, k)
 		}
+	}
+	if p.Limits.TmpBytes > 0 && b.tmpSize.supported(b.Path) {
+		args = append(args, "--size", strconv.FormatInt(p.Limits.TmpBytes, 10))
 	}
 	args = append(args, "--tmpfs", "/tmp")
 	for _, r := range p.ReadOnlyRoots {

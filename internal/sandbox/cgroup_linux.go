@@ -38,6 +38,9 @@ type cgroups struct {
 	version int                   // 2, or 1
 	dirs    map[controller]string // the session directory per controller (v2: the same one)
 	stale   int                   // session directories of dead sidecars removed at boot
+	where   string                // where the session lives when not below the sidecar's cgroup as found (the summary)
+	why     string                // why no delegated place was usable (the summary, when limits are missing)
+	self    string                // the leaf the sidecar moved itself into (delegatedV2); "" if none
 
 	mu   sync.Mutex
 	idle []*callCgroup // emptied cgroups kept for the next calls
@@ -86,9 +89,14 @@ func (cg *cgroups) limits() int {
 	return n
 }
 
-// openV2 uses the unified hierarchy: the session directory below the
-// sidecar's own cgroup, with memory and pids enabled for its children
-// where the sidecar's cgroup delegates them.
+// openV2 uses the unified hierarchy. The session directory goes where the
+// memory and pids controllers can be had (cgroup_delegate_linux.go): below
+// the sidecar's own cgroup when it delegates them (the root, or an empty
+// cgroup); below it too, once the sidecar has moved into a leaf of its
+// own, when that cgroup is delegated to the sidecar and holds no other
+// process; else beside it in the user manager's tree (user@UID.service),
+// which systemd delegates to the user; else below its own cgroup with
+// whatever that offers (cgroup.kill at least).
 func openV2(self, mounts, owner string) (*cgroups, error) {
 	rel, ok := cgroupPath(self, "")
 	mnt := mountPoint(mounts, "cgroup2", "")
@@ -96,14 +104,45 @@ func openV2(self, mounts, owner string) (*cgroups, error) {
 		return nil, errors.New("no unified hierarchy")
 	}
 	base := filepath.Join(mnt, rel)
-	session := filepath.Join(base, "steerable-"+owner)
+	enableV2(base)
+	if hasBoth(base, "cgroup.subtree_control") {
+		return sessionV2(base, owner)
+	}
+	var why []string
+	cg, err := delegatedV2(base, owner)
+	if err == nil {
+		return cg, nil
+	}
+	why = append(why, err.Error())
+	if parent := userManagerParent(mnt, base, os.Getuid()); parent != "" {
+		cg, err := sessionV2(parent, owner)
+		if err == nil && cg.limits() == 2 {
+			cg.where = "beside the sidecar's cgroup, in the user manager's " + strings.TrimPrefix(parent, mnt)
+			removeStaleSessions(base, 2)
+			return cg, nil
+		}
+		if err == nil {
+			cg.removeSession()
+		}
+	}
+	cg, err = sessionV2(base, owner)
+	if err != nil {
+		return nil, fmt.Errorf("%v (%s)", err, strings.Join(why, "; "))
+	}
+	cg.why = strings.Join(why, "; ")
+	return cg, nil
+}
+
+// sessionV2 creates the session directory below parent, removes those of
+// dead sidecars there, and enables in it the controllers parent offers.
+func sessionV2(parent, owner string) (*cgroups, error) {
+	session := filepath.Join(parent, "steerable-"+owner)
 	if err := os.Mkdir(session, 0o755); err != nil && !errors.Is(err, os.ErrExist) {
 		return nil, err
 	}
 	cg := &cgroups{version: 2, dirs: map[controller]string{}}
-	cg.stale = removeStaleSessions(base, 2)
-	enableV2(base)
-	avail, _ := os.ReadFile(filepath.Join(base, "cgroup.subtree_control"))
+	cg.stale = removeStaleSessions(parent, 2)
+	avail, _ := os.ReadFile(filepath.Join(parent, "cgroup.subtree_control"))
 	for _, c := range []controller{ctlMemory, ctlPids} {
 		if slices.Contains(strings.Fields(string(avail)), string(c)) &&
 			os.WriteFile(filepath.Join(session, "cgroup.subtree_control"), []byte("+"+string(c)), 0) == nil {
@@ -114,6 +153,13 @@ func openV2(self, mounts, owner string) (*cgroups, error) {
 		cg.dirs[""] = session // cgroup.kill still ends the tree
 	}
 	return cg, nil
+}
+
+// hasBoth reports whether the flat list in dir/file names memory and pids.
+func hasBoth(dir, file string) bool {
+	b, _ := os.ReadFile(filepath.Join(dir, file))
+	f := strings.Fields(string(b))
+	return slices.Contains(f, string(ctlMemory)) && slices.Contains(f, string(ctlPids))
 }
 
 // enableV2 asks for memory and pids in base's children; it fails (EBUSY)
@@ -213,13 +259,29 @@ func (cg *cgroups) removeSession() {
 		c.destroy()
 	}
 	for _, dir := range cg.dirs {
+		if cg.self != "" {
+			emptyCalls(dir, cg.version) // the sidecar itself is in the session's leaf: the next start removes both
+			continue
+		}
 		emptySession(dir, cg.version)
 	}
 }
 
 // emptySession kills and removes every call cgroup below a session
-// directory, then the directory.
+// directory, the leaf its sidecar ran in, if any, then the directory.
 func emptySession(session string, version int) {
+	emptyCalls(session, version)
+	if leaf := filepath.Join(session, selfLeaf); dirExists(leaf) {
+		killCgroup(leaf, version)
+		rmdirRetry(leaf)
+	}
+	killCgroup(session, version)
+	rmdirRetry(session)
+}
+
+// emptyCalls kills and removes every call cgroup below a session
+// directory.
+func emptyCalls(session string, version int) {
 	entries, _ := os.ReadDir(session)
 	for _, e := range entries {
 		if e.IsDir() && strings.HasPrefix(e.Name(), "call-") {
@@ -228,8 +290,11 @@ func emptySession(session string, version int) {
 			rmdirRetry(dir)
 		}
 	}
-	killCgroup(session, version)
-	rmdirRetry(session)
+}
+
+func dirExists(dir string) bool {
+	fi, err := os.Stat(dir)
+	return err == nil && fi.IsDir()
 }
 
 // removeStaleSessions empties the session directories below base whose
@@ -254,4 +319,18 @@ func (cg *cgroups) name() string {
 		return ""
 	}
 	return fmt.Sprintf("cgroup v%d", cg.version)
+}
+
+// note says where the session's cgroups are when that is not simply below
+// the sidecar's own, or why a controller is missing.
+func (cg *cgroups) note() string {
+	switch {
+	case cg == nil:
+		return ""
+	case cg.where != "":
+		return "cgroups " + cg.where
+	case cg.limits() < 2 && cg.why != "":
+		return "cgroup v2 has no delegated memory and pids here: " + cg.why
+	}
+	return ""
 }

@@ -15,6 +15,8 @@ func (*cgroups) has(controller) bool { return false }
 
 func (*cgroups) name() string { return "" }
 
+func (*cgroups) note() string { return "" }
+
 func (*cgroups) close() {}
 
 type controller string

@@ -35,8 +35,10 @@
 //   - never uid 0 inside bwrap, and the kernel knobs a root sidecar's
 //     command could write (/proc/sys, the sysrq trigger) read-only;
 //   - an environment without credentials (EnvRules: every name with a
-//     credential segment, URLs with userinfo, a known list), or only a core
-//     set, or run_code's allowlist.
+//     credential segment, a known list, and every value of a well-known
+//     secret shape whatever its name — an issuer's token, a JWT, a PEM
+//     private key, a bearer credential, a URL with userinfo:
+//     secretshape.go), or only a core set, or run_code's allowlist.
 //
 // Out of scope: kernel exploits; files readable through a path the deny
 // list does not name (a hard link, a bind mount); the command lines of
@@ -78,7 +80,9 @@
 //
 //   - bwrap (from /usr/bin, /bin, /usr/local/bin or STEERABLE_BWRAP_PATH,
 //     never PATH): read-only bind of /, the roots bound read-write, the
-//     denied paths masked (inside the roots too), a private tmpfs /tmp, minimal /dev, fresh /proc
+//     denied paths masked (inside the roots too), a private tmpfs /tmp of
+//     Limits.TmpBytes (bwrap's --size, 0.8.0 on: tmpsize.go), minimal
+//     /dev, fresh /proc
 //     with its knobs read-only, PID, IPC, UTS and (network off) empty
 //     network namespaces, the socket filter through --seccomp, every
 //     capability dropped, and as root an unprivileged uid in a user
@@ -144,14 +148,29 @@
 //
 // # Limits
 //
-// Each child gets a cgroup below the sidecar's own (v2 where the memory and
-// pids controllers are delegated, v1 as root) with memory and pids limits;
-// the kernel's counters say when one was hit (Exit.Limit). Without a
-// writable cgroup, RLIMIT_NPROC in the child's user namespace and RLIMIT_AS
-// stand in (root is exempt from RLIMIT_NPROC; RLIMIT_AS breaks programs
-// that reserve address space up front). Session resources left by a
+// Each child gets a cgroup below a session directory (v2 where the memory
+// and pids controllers can be had, v1 as root or where a v1 pair is the
+// user's) with memory and pids limits; the kernel's counters say when one
+// was hit (Exit.Limit, certain). An unprivileged sidecar finds them where
+// systemd delegates a v2 subtree to its user: its own cgroup, which it
+// splits by moving itself into a leaf, or beside its shared scope in the
+// user manager's tree (cgroup_delegate_linux.go). Without a writable
+// cgroup, RLIMIT_NPROC in the child's user namespace and RLIMIT_AS stand
+// in (root is exempt from RLIMIT_NPROC, so a root sidecar without a pids
+// cgroup has no process limit, and Unenforced says so; RLIMIT_AS breaks
+// programs that reserve address space up front). The kernel counts no hit
+// of an rlimit, so Run infers one (limithit.go): certain when a stopped
+// tree held MaxProcs tasks, else possible, from what the failed command
+// reported or the signal that ended it. Summary says what enforces each
+// limit and what cannot be enforced. Session resources left by a
 // SIGKILLed sidecar — its temp dir, its cgroups — carry its owner tag and
 // are removed by the next start once their owner is provably gone.
+//
+// # What the selection reports beyond the policy
+//
+// A sidecar binary in a writable root (Options.Binaries: the running one,
+// the path the host started) is a note of Summary and ExposedBinaries: a
+// command could replace what the host starts next time (binaries.go).
 //
 // # Using it
 //

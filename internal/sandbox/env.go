@@ -37,13 +37,16 @@ type EnvRules struct {
 
 // credentialWords mark a variable as a credential when one of the
 // "_"-separated segments of its name (upper-cased) is one of them: GH_PAT
-// and NPM_CONFIG__AUTH go, PATH and TOKENIZERS_PARALLELISM stay.
+// and NPM_CONFIG__AUTH go, PATH and TOKENIZERS_PARALLELISM stay. LICENSE
+// is a product key (a licence server's or a vendor's), PRIVATE a private
+// key or a private registry's credential.
 var credentialWords = []string{"KEY", "KEYS", "APIKEY", "SECRET", "SECRETS", "TOKEN", "TOKENS", "PASSWORD",
-	"PASSWD", "PASS", "PWD", "CREDENTIAL", "CREDENTIALS", "AUTH", "PAT", "DSN", "WEBHOOK", "COOKIE", "COOKIES"}
+	"PASSWD", "PASS", "PWD", "PASSPHRASE", "CREDENTIAL", "CREDENTIALS", "AUTH", "PAT", "DSN", "WEBHOOK", "COOKIE",
+	"COOKIES", "JWT", "BEARER", "PRIVATE", "LICENSE"}
 
 // credentialSuffixes mark a segment that glues a word to another
-// (PGPASSWORD, AUTHTOKEN, CLIENTSECRET, OPENAIAPIKEY).
-var credentialSuffixes = []string{"TOKEN", "SECRET", "PASSWORD", "PASSWD", "APIKEY"}
+// (PGPASSWORD, AUTHTOKEN, CLIENTSECRET, OPENAIAPIKEY, GPGPASSPHRASE).
+var credentialSuffixes = []string{"TOKEN", "SECRET", "PASSWORD", "PASSWD", "APIKEY", "PASSPHRASE"}
 
 // credentialNames are credentials whatever their segments: connection
 // strings that carry passwords without a URL's userinfo.
@@ -56,7 +59,10 @@ var notCredentials = []string{"PWD", "OLDPWD"}
 
 // IsCredential reports whether the variable looks like a credential: a
 // segment of its name (credentialWords, credentialSuffixes), a known name,
-// or a value that is a URL with userinfo (https://user:pw@host).
+// a kubeconfig's content (KUBECONFIG_DATA, KUBE_CONFIG_DATA), or a value
+// of a well-known secret shape whatever the name (secretshape.go: an
+// issuer's token, a JWT, a PEM private key, a bearer credential, a URL
+// with userinfo such as https://user:pw@host).
 func IsCredential(name, value string) bool {
 	up := strings.ToUpper(name)
 	switch {
@@ -65,7 +71,8 @@ func IsCredential(name, value string) bool {
 	case slices.Contains(credentialNames, up):
 		return true
 	}
-	for _, seg := range strings.Split(up, "_") {
+	segs := strings.Split(up, "_")
+	for _, seg := range segs {
 		if slices.Contains(credentialWords, seg) {
 			return true
 		}
@@ -75,7 +82,10 @@ func IsCredential(name, value string) bool {
 			}
 		}
 	}
-	return hasUserinfo(value)
+	if slices.Contains(segs, "DATA") && (slices.Contains(segs, "KUBECONFIG") || strings.Contains(up, "KUBE_CONFIG")) {
+		return true
+	}
+	return secretShaped(value)
 }
 
 func hasUserinfo(value string) bool {

@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -88,23 +89,51 @@ func TestSandboxEnvPointsTempAtTheSessionDir(t *testing.T) {
 }
 
 // The attack: a command reads the 25 planted keys from its environment,
-// under every backend.
+// and the secrets of a well-known shape planted under innocent names
+// (BUILD_ARG_0=ghp_…), under every backend; ordinary values stay, and
+// _sandbox.envRemoved counts what went.
 func TestPlantedSecretsAreScrubbed(t *testing.T) {
 	var environ []string
 	for name, value := range plantedSecrets {
 		environ = append(environ, name+"="+value)
 	}
+	var shaped []string
+	for _, value := range secretValues {
+		shaped = append(shaped, value)
+		environ = append(environ, fmt.Sprintf("BUILD_ARG_%d=%s", len(shaped), value))
+	}
+	var ordinary []string
+	for _, value := range ordinaryValues {
+		ordinary = append(ordinary, value)
+		environ = append(environ, fmt.Sprintf("ORDINARY_%d=%s", len(ordinary), value))
+	}
 	for _, name := range append(confining, "none") {
 		t.Run(name, func(t *testing.T) {
 			s := openSandbox(t, name, false, append(environ, "KEEP_ME=yes")...)
-			res := run(t, s, `env`, RunOptions{})
+			res := run(t, s, `printf '\0'; env -0`, RunOptions{MaxOutput: 1 << 20})
 			for name, value := range plantedSecrets {
-				if strings.Contains(res.Stdout, value) {
+				if strings.Contains(res.Stdout, "\x00"+name+"="+value+"\x00") {
 					t.Errorf("%s visible in the child's environment", name)
+				}
+			}
+			for i, value := range shaped {
+				if strings.Contains(res.Stdout, fmt.Sprintf("BUILD_ARG_%d=", i+1)) {
+					t.Errorf("secret-shaped value visible in the child's environment: %.12s…", value)
+				}
+			}
+			for i, value := range ordinary {
+				if !strings.Contains(res.Stdout, fmt.Sprintf("ORDINARY_%d=%s\x00", i+1, value)) {
+					t.Errorf("ordinary value dropped: %q", value)
 				}
 			}
 			if !strings.Contains(res.Stdout, "KEEP_ME=yes") {
 				t.Errorf("KEEP_ME missing:\n%s", res.Stdout)
+			}
+			if got, want := s.Info().EnvRemoved, len(plantedSecrets)+len(shaped); got != want {
+				t.Errorf("Info().EnvRemoved = %d, want %d", got, want)
+			}
+			if m := s.Info().Map(); m["envRemoved"] != len(plantedSecrets)+len(shaped) {
+				t.Errorf("_sandbox.envRemoved = %v", m["envRemoved"])
 			}
 		})
 	}

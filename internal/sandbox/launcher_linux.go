@@ -297,13 +297,14 @@ func writeIDMaps(pid int) error {
 // counts the uid's processes in the child's own user namespace (so only
 // the call's), and RLIMIT_AS is the memory fallback of last resort.
 func (l *launcher) setRlimits(pid int, cg *callCgroup, lim Limits) error {
-	if lim.MaxProcs > 0 && !cg.has(ctlPids) && l.mode.userns && os.Geteuid() != 0 {
+	fb := l.rlimitFallbacks(lim)
+	if fb.procs && !cg.has(ctlPids) {
 		n := uint64(lim.MaxProcs)
 		if err := unix.Prlimit(pid, unix.RLIMIT_NPROC, &unix.Rlimit{Cur: n, Max: n}, nil); err != nil {
 			return fmt.Errorf("RLIMIT_NPROC: %w", err)
 		}
 	}
-	if lim.MaxMemoryBytes > 0 && !cg.has(ctlMemory) {
+	if fb.memory && !cg.has(ctlMemory) {
 		n := uint64(lim.MaxMemoryBytes)
 		if err := unix.Prlimit(pid, unix.RLIMIT_AS, &unix.Rlimit{Cur: n, Max: n}, nil); err != nil {
 			return fmt.Errorf("RLIMIT_AS: %w", err)

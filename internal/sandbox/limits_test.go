@@ -4,9 +4,12 @@ package sandbox
 
 import (
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 // The attacks of issue 11, item 5: a fork bomb and a 3 GiB allocation,
@@ -44,24 +47,80 @@ func TestLimitsStopAForkBombAndAHugeAllocation(t *testing.T) {
 }
 
 // Without a memory cgroup, RLIMIT_AS stands in (a fallback: it counts
-// address space, not memory), and the summary says what enforces each
-// limit — including that root is exempt from RLIMIT_NPROC.
+// address space, not memory) under every backend; the allocation that it
+// refuses is reported as a possible hit of the memory limit, and the
+// summary says what enforces each limit — including that root is exempt
+// from RLIMIT_NPROC. (An unprivileged sidecar's fork bomb under
+// RLIMIT_NPROC: TestUnprivilegedSidecar.)
 func TestLimitFallbacksAreReported(t *testing.T) {
 	needPython(t)
-	s := openWith(t, "landlock", Options{noCgroups: true, Limits: Limits{MaxProcs: 64, MaxMemoryBytes: 256 << 20}})
-	res := run(t, s, `exec python3 -c 'b = bytearray(3 << 30)'`, RunOptions{})
-	if res.ExitCode == 0 || !strings.Contains(res.Stderr, "MemoryError") {
-		t.Errorf("3 GiB allocation under RLIMIT_AS: %+v", res)
+	for _, name := range append(confining, "none") {
+		t.Run(name, func(t *testing.T) {
+			s := openWith(t, name, Options{noCgroups: true, Limits: Limits{MaxProcs: 64, MaxMemoryBytes: 256 << 20}})
+			res := run(t, s, `exec python3 -c 'b = bytearray(3 << 30)'`, RunOptions{})
+			if res.ExitCode == 0 || !strings.Contains(res.Stderr, "MemoryError") {
+				t.Errorf("3 GiB allocation under RLIMIT_AS: %+v", res)
+			}
+			if res.Limit != "memory" || res.LimitCertain || res.LimitEvidence != `it reported "MemoryError"` {
+				t.Errorf("the refused allocation is not reported as a possible memory limit: %+v", res)
+			}
+			if res := run(t, s, `echo MemoryError >&2; exit 3`, RunOptions{}); res.Limit != "memory" {
+				t.Errorf("a failure that says so: %+v", res) // possible, by its words: the kernel keeps no count
+			}
+			if res := run(t, s, `python3 -c 'b = bytearray(1 << 20)'; echo fine`, RunOptions{}); res.Limit != "" || res.ExitCode != 0 {
+				t.Errorf("a call within the limits: %+v", res)
+			}
+			sum := s.Summary()
+			if !strings.Contains(sum, "256 MB address space (RLIMIT_AS") {
+				t.Errorf("summary: %s", sum)
+			}
+			want, unenforced := "64 processes (RLIMIT_NPROC in the call's user namespace)", []string(nil)
+			if os.Geteuid() == 0 {
+				want, unenforced = "processes not limited (root is exempt from RLIMIT_NPROC", []string{"processes"}
+			}
+			if !strings.Contains(sum, want) {
+				t.Errorf("summary lacks %q: %s", want, sum)
+			}
+			if diff := cmp.Diff(unenforced, s.Unenforced()); diff != "" {
+				t.Errorf("Unenforced (-want +got):\n%s", diff)
+			}
+		})
 	}
-	sum := s.Summary()
-	if !strings.Contains(sum, "256 MB address space (RLIMIT_AS") {
+}
+
+// The attack on bwrap's private /tmp: without a memory cgroup no rlimit
+// counts a tmpfs's pages, so a command could fill the machine's memory
+// there. It is a tmpfs of Limits.TmpBytes: writing beyond fails with
+// ENOSPC, and the summary says so.
+func TestBwrapTmpIsCapped(t *testing.T) {
+	s := openWith(t, "bwrap", Options{noCgroups: true, Limits: Limits{TmpBytes: 8 << 20}})
+	res := run(t, s, `df -k /tmp | tail -1; head -c 16M /dev/zero > /tmp/fill; echo "rc=$?"; du -k /tmp/fill`, RunOptions{})
+	if !strings.Contains(res.Stdout, " 8192 ") || !strings.Contains(res.Stdout, "rc=1\n8192\t") ||
+		!strings.Contains(res.Stderr, "No space left on device") {
+		t.Errorf("a 16 MB write into an 8 MB /tmp: %+v", res)
+	}
+	if sum := s.Summary(); !strings.Contains(sum, "/tmp a 8 MB tmpfs (STEERABLE_SANDBOX_TMP_MB)") {
 		t.Errorf("summary: %s", sum)
 	}
-	want := "64 processes (RLIMIT_NPROC in the call's user namespace)"
-	if os.Geteuid() == 0 {
-		want = "processes not limited (root is exempt from RLIMIT_NPROC"
+}
+
+// A bwrap older than 0.8.0 has no --size and would refuse every command
+// given it: its /tmp stays uncapped, and the summary says why.
+func TestBwrapWithoutSizeLeavesTmpUncapped(t *testing.T) {
+	real := backendFor(t, "bwrap").(Bwrap).Path
+	old := filepath.Join(realTempDir(t), "bwrap-0.7")
+	script := "#!/bin/sh\n" +
+		"case \" $* \" in *\" --size \"*) echo 'bwrap: Unknown option --size' >&2; exit 1;; esac\n" +
+		"[ \"$1\" = --help ] && { " + real + " --help | grep -v -e --size; exit 0; }\n" +
+		"exec " + real + " \"$@\"\n"
+	if err := os.WriteFile(old, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
 	}
-	if !strings.Contains(sum, want) {
-		t.Errorf("summary lacks %q: %s", want, sum)
+	s := openWith(t, "bwrap", Options{Backends: []Backend{NewBwrap(old)}, Limits: Limits{TmpBytes: 8 << 20}})
+	if res := run(t, s, `df -k /tmp | tail -1`, RunOptions{}); res.ExitCode != 0 || strings.Contains(res.Stdout, " 8192 ") {
+		t.Errorf("/tmp under the old bwrap: %+v", res)
+	}
+	if sum := s.Summary(); !strings.Contains(sum, "/tmp a tmpfs not capped: this bwrap has no --size") {
+		t.Errorf("summary: %s", sum)
 	}
 }

@@ -31,6 +31,8 @@ func TestMain(m *testing.M) {
 			os.Exit(WatchdogMain(os.Stdin))
 		case "nonroot-check":
 			os.Exit(nonrootCheck(os.Args[2], os.Args[3]))
+		case "nonroot-cgroup-check":
+			os.Exit(nonrootCgroupCheck(os.Args[2], os.Args[3], os.Args[4]))
 		}
 	}
 	goleak.VerifyTestMain(m)

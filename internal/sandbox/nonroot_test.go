@@ -3,7 +3,6 @@
 package sandbox
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"os"
@@ -28,34 +27,14 @@ func TestUnprivilegedSidecar(t *testing.T) {
 	if os.Geteuid() != 0 {
 		t.Skip("runs as root, to play an unprivileged sidecar as uid 65534; this user's own runs of the other tests cover it")
 	}
-	dir := varTempDir(t)
-	os.Chmod(dir, 0o755)
-	bin := filepath.Join(dir, "sandbox.test")
-	copyFile(t, mustExecutable(t), bin)
-	work := filepath.Join(dir, "work")
-	os.Mkdir(work, 0o755)
-	os.Chown(work, nobody, nobody)
+	bin, work := nonrootBinary(t)
 	for _, name := range confining {
 		t.Run(name, func(t *testing.T) {
 			cmd := exec.Command(bin, "nonroot-check", name, work)
 			cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: nobody, Gid: nobody}}
 			cmd.Env = []string{"PATH=" + os.Getenv("PATH")}
 			out, err := cmd.CombinedOutput()
-			sc := bufio.NewScanner(strings.NewReader(string(out)))
-			passed := 0
-			for sc.Scan() {
-				switch line := sc.Text(); {
-				case strings.HasPrefix(line, "ok "):
-					passed++
-				case strings.HasPrefix(line, "SKIP "):
-					t.Skip(line)
-				default:
-					t.Error(line)
-				}
-			}
-			if err != nil || passed == 0 {
-				t.Errorf("nonroot-check %s: %v, %d checks passed", name, err, passed)
-			}
+			reportChecks(t, "nonroot-check "+name, string(out), err)
 		})
 	}
 }
@@ -72,7 +51,7 @@ func nonrootCheck(name, work string) int {
 	defer os.RemoveAll(outside)
 	s, err := Open(context.Background(), Options{Choice: name, Workspace: ws, TempParent: work, Self: OpenSelf("sandbox.test"),
 		Environ: []string{"PATH=" + os.Getenv("PATH")}, Deny: DenyOptions{Home: home},
-		Limits: Limits{MaxProcs: 32, MaxMemoryBytes: 512 << 20}})
+		Limits: Limits{MaxProcs: 32, MaxMemoryBytes: 512 << 20, TmpBytes: 8 << 20}})
 	if err != nil {
 		fmt.Println("FAIL open:", err)
 		return 1
@@ -119,6 +98,7 @@ func nonrootCheck(name, work string) int {
 		time.Sleep(20 * time.Millisecond)
 	}
 	check("setsid escapee gone", gone, "still running")
+	rlimitChecks(s, name, ws, check)
 	s.Close()
 	return nonrootHomeWorkspace(name, home, work, check)
 }
@@ -150,6 +130,35 @@ func nonrootHomeWorkspace(name, home, work string, check func(string, bool, any)
 	check("a store inside the workspace stays in place", moved != nil, "moved")
 	check("the rest of the workspace", strings.HasSuffix(res.Stdout, "notesw\n"), res)
 	return 0
+}
+
+// rlimitChecks: without a cgroup, RLIMIT_NPROC and RLIMIT_AS hold and a
+// call stopped by either says so (Result.Limit), and bwrap's /tmp is
+// capped (Limits.TmpBytes).
+func rlimitChecks(s *Sandbox, name, ws string, check func(string, bool, any)) {
+	run := func(script string, timeout time.Duration) Result {
+		res, err := s.Run(context.Background(), Command{Argv: []string{"bash", "-c", script}, Dir: ws},
+			RunOptions{MaxOutput: 1 << 16, Timeout: timeout})
+		if err != nil {
+			res.Stderr = err.Error()
+		}
+		return res
+	}
+	check("no cgroup here", s.launcher.cgroups == nil, s.Summary())
+	res := run(`bomb() { bomb & bomb; }; bomb`, 3*time.Second)
+	check("fork bomb stopped at RLIMIT_NPROC", res.TimedOut && res.Limit == "processes" && res.LimitCertain, res)
+	if _, err := exec.LookPath("python3"); err == nil {
+		res = run(`exec python3 -c 'b = bytearray(3 << 30)'`, 20*time.Second)
+		check("allocation refused by RLIMIT_AS", res.ExitCode != 0 && res.Limit == "memory" && !res.LimitCertain &&
+			strings.Contains(res.LimitEvidence, "MemoryError"), res)
+	}
+	if name != "bwrap" {
+		return
+	}
+	check("summary names the /tmp cap", strings.Contains(s.Summary(), "/tmp a 8 MB tmpfs (STEERABLE_SANDBOX_TMP_MB)"), s.Summary())
+	res = run(`df -k /tmp | tail -1; head -c 16M /dev/zero > /tmp/fill; echo "rc=$?"; du -k /tmp/fill`, 20*time.Second)
+	check("/tmp capped", strings.Contains(res.Stdout, " 8192 ") && strings.Contains(res.Stderr, "No space left on device") &&
+		strings.Contains(res.Stdout, "rc=1\n8192\t"), res)
 }
 
 func markedOthers(marker string) []string {

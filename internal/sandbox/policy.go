@@ -40,6 +40,7 @@ type Policy struct {
 type Limits struct {
 	MaxProcs       int   // processes and threads alive at once
 	MaxMemoryBytes int64 // resident memory of the whole tree
+	TmpBytes       int64 // size of bwrap's private /tmp (a tmpfs; 0: the kernel's default)
 }
 
 // WithWritable returns p with dirs added to the writable roots (a

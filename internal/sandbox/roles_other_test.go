@@ -7,10 +7,12 @@ import (
 	"os"
 )
 
-// The child role of the non-root test (nonroot_test.go) exercises Linux
-// mechanisms; elsewhere it says so.
+// The child roles of the non-root tests (nonroot_test.go,
+// nonroot_cgroup_test.go) exercise Linux mechanisms; elsewhere they say so.
 
 func nonrootCheck(_, _ string) int { return notHere("nonroot-check") }
+
+func nonrootCgroupCheck(_, _, _ string) int { return notHere("nonroot-cgroup-check") }
 
 func notHere(role string) int {
 	fmt.Fprintf(os.Stderr, "the %s test role exists only on Linux\n", role)

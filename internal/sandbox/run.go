@@ -18,18 +18,27 @@ type RunOptions struct {
 	// "stderr"), from the reading goroutines. It must not block for long and
 	// must not keep chunk.
 	OnOutput func(stream string, chunk []byte)
+	// atStop runs when a timeout or ctx is about to stop the child (Run:
+	// counting its tasks for the limit it may have hit).
+	atStop func(p *Process)
 }
 
 // Result is how a Run ended.
 type Result struct {
-	ExitCode  int    // the shell convention: 128+N when killed by signal N
-	Signal    string // the signal that ended the leader, if any
-	Limit     string // the per-call limit the command hit ("memory", "processes"), if the kernel says so
-	Stdout    string
-	Stderr    string
-	Truncated bool // a stream was longer than MaxOutput
-	TimedOut  bool
-	Cancelled bool // ctx ended first
+	ExitCode int    // the shell convention: 128+N when killed by signal N
+	Signal   string // the signal that ended the leader, if any
+	// Limit is the per-call limit the command hit ("memory", "processes"):
+	// certain when a cgroup's counters say so or a stopped tree held
+	// MaxProcs tasks (LimitCertain), else inferred from what an rlimit
+	// leaves behind, with LimitEvidence saying what (limithit.go).
+	Limit         string
+	LimitCertain  bool
+	LimitEvidence string
+	Stdout        string
+	Stderr        string
+	Truncated     bool // a stream was longer than MaxOutput
+	TimedOut      bool
+	Cancelled     bool // ctx ended first
 }
 
 // Defaults of RunOptions.
@@ -65,14 +74,29 @@ func (s *Sandbox) Run(ctx context.Context, c Command, opts RunOptions) (Result, 
 		streams.abort()
 		return Result{}, err
 	}
+	lim := s.limitsOf(c)
+	fb := s.launcher.rlimitFallbacks(lim)
+	tasksAtStop := -1
+	if fb.procs {
+		opts.atStop = func(p *Process) { tasksAtStop = treeTasks(p.Pid()) }
+	}
 	res := wait(ctx, p, opts)
 	p.Kill()
 	streams.finish()
 	res.Stdout, res.Stderr = streams.out.String(), streams.err.String()
 	res.Truncated = streams.out.Truncated() || streams.err.Truncated()
 	exit, _ := p.Wait()
-	res.ExitCode, res.Signal, res.Limit = exit.Code, exit.Signal, exit.Limit
+	res.ExitCode, res.Signal, res.Limit, res.LimitCertain = exit.Code, exit.Signal, exit.Limit, exit.Limit != ""
+	inferLimit(&res, fb, lim, tasksAtStop, res.ExitCode != 0 || res.Signal != "" || res.TimedOut, res.Stderr)
 	return res, nil
+}
+
+// limitsOf are the limits c runs under.
+func (s *Sandbox) limitsOf(c Command) Limits {
+	if c.Policy != nil {
+		return c.Policy.Limits
+	}
+	return s.Policy().Limits
 }
 
 // wait waits for the leader, the timeout or ctx; on the latter two it stops
@@ -89,12 +113,19 @@ func wait(ctx context.Context, p *Process, opts RunOptions) Result {
 	case <-p.Done():
 	case <-timeout:
 		res.TimedOut = true
-		p.Stop(opts.Grace)
+		stop(p, opts)
 	case <-ctx.Done():
 		res.Cancelled = true
-		p.Stop(opts.Grace)
+		stop(p, opts)
 	}
 	return res
+}
+
+func stop(p *Process, opts RunOptions) {
+	if opts.atStop != nil {
+		opts.atStop(p)
+	}
+	p.Stop(opts.Grace)
 }
 
 // streams are the two output pipes and their readers.

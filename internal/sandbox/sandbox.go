@@ -30,6 +30,10 @@ type Options struct {
 	// the selection), and Close removes it. The caller must not serve when
 	// it fails; Start then refuses every child.
 	SessionDir func() (string, error)
+	// Binaries are the paths the host may start the sidecar from again
+	// (the running executable, the path it was invoked by); one in a
+	// writable root is reported (binaries.go).
+	Binaries []string
 	// Self is the running binary for Landlock's re-exec mode; without a
 	// File, Open opens /proc/self/exe.
 	Self Self
@@ -59,6 +63,7 @@ type Info struct {
 	Network     bool
 	DenyRead    []string // the denied paths that exist
 	Via         string   // "layer1" for the inherited posture
+	EnvRemoved  int      // variables of the sidecar's environment the child does not get
 }
 
 // Map is Info as result data.
@@ -67,7 +72,8 @@ func (i Info) Map() map[string]any {
 	if deny == nil {
 		deny = []string{}
 	}
-	m := map[string]any{"backend": i.Backend, "enforcement": string(i.Enforcement), "network": i.Network, "denyRead": deny}
+	m := map[string]any{"backend": i.Backend, "enforcement": string(i.Enforcement), "network": i.Network, "denyRead": deny,
+		"envRemoved": i.EnvRemoved}
 	if i.Via != "" {
 		m["via"] = i.Via
 	}
@@ -98,6 +104,8 @@ type Sandbox struct {
 	policy Policy // set by resolvePolicy
 	tmpDir func() (string, error)
 	deny   denyList // set by resolvePolicy
+	// exposed are notes of binaries in a writable root (resolvePolicy).
+	exposed []string
 	// workspaceDenied is the deny entry the workspace lies in, if any:
 	// every child is then refused (the workspace is a credential store).
 	workspaceDenied *DenyEntry
@@ -124,7 +132,7 @@ type Sandbox struct {
 	shell       string // the bash tool's shell (findShell)
 	shellErr    error
 	envMu       sync.Mutex
-	envs        map[EnvPolicy][]string // Env's results
+	envs        map[EnvPolicy]filteredEnv // Env's results
 }
 
 // Open creates the session temp dir and starts the selection (unless
@@ -156,6 +164,7 @@ func Open(ctx context.Context, opts Options) (*Sandbox, error) {
 		}
 		s.deny = resolveDenyList(opts.Deny, roots)
 		s.workspaceDenied = DeniedWorkspace(s.deny.entries, opts.Workspace)
+		s.exposed = exposedBinaries(opts.Binaries, roots)
 		s.policy = Policy{WritableRoots: roots, Network: opts.Network, UnixSockets: opts.UnixSockets,
 			DenyRead: s.deny.paths, Limits: opts.Limits}.normalized()
 	})
@@ -298,10 +307,13 @@ func modeSuffix(b Backend) string {
 	return ""
 }
 
-// Info is what the session's children run under.
+// Info is what the session's children run under; EnvRemoved counts what
+// EnvScrubbed drops (run_code's allowlist drops more: EnvRemoved).
 func (s *Sandbox) Info() Info {
 	s.waitSelected()
-	return s.info
+	info := s.info
+	info.EnvRemoved = s.EnvRemoved(EnvScrubbed)
+	return info
 }
 
 // Unavailable reports whether every child is refused (ErrUnavailable):
@@ -346,22 +358,40 @@ func (s *Sandbox) Lifetime() Lifetime {
 // Env is the environment of a child under policy: the sidecar's, filtered
 // (EnvRules), with TMPDIR, TEMP and TMP pointing at the session temp dir.
 // The session's environment does not change, so each policy's is computed
-// once; every caller gets a copy of its own.
+// once (the scrub looks at every value); every caller gets a copy of its
+// own.
 func (s *Sandbox) Env(policy EnvPolicy) []string {
+	return slices.Clone(s.childEnv(policy).env)
+}
+
+// EnvRemoved is how many variables of the sidecar's environment a child
+// under policy does not get (data._sandbox.envRemoved; never their names
+// or values).
+func (s *Sandbox) EnvRemoved(policy EnvPolicy) int { return s.childEnv(policy).removed }
+
+// childEnv computes policy's environment once.
+func (s *Sandbox) childEnv(policy EnvPolicy) filteredEnv {
 	s.envMu.Lock()
 	defer s.envMu.Unlock()
-	env, ok := s.envs[policy]
+	fe, ok := s.envs[policy]
 	if !ok {
-		env, _ = s.opts.Env.Filter(policy, s.opts.Environ)
+		env, dropped := s.opts.Env.Filter(policy, s.opts.Environ)
 		for _, name := range []string{"TMPDIR", "TEMP", "TMP"} {
 			env = setEnv(env, name, s.TempDir())
 		}
+		fe = filteredEnv{env: env, removed: len(dropped)}
 		if s.envs == nil {
-			s.envs = map[EnvPolicy][]string{}
+			s.envs = map[EnvPolicy]filteredEnv{}
 		}
-		s.envs[policy] = env
+		s.envs[policy] = fe
 	}
-	return slices.Clone(env)
+	return fe
+}
+
+// filteredEnv is one policy's environment and how many variables it drops.
+type filteredEnv struct {
+	env     []string
+	removed int
 }
 
 // Scrubbed lists the names (never the values) EnvScrubbed drops from the

@@ -32,6 +32,7 @@ func (s *Sandbox) Summary() string {
 		parts = append(parts, "bash not registered: "+s.shellErr.Error())
 	}
 	parts = append(parts, s.opts.Notes...)
+	parts = append(parts, s.exposed...)
 	parts = append(parts, s.deny.notes...)
 	if note := s.landlockNote(); note != "" {
 		parts = append(parts, note)
@@ -103,34 +104,94 @@ func (s *Sandbox) lifetimeText() string {
 	return text
 }
 
-// limitsText says which limits hold and what enforces each.
+// limitsText says which limits hold and what enforces each, and which
+// cannot be enforced here and why.
 func (s *Sandbox) limitsText() string {
-	lim, cg := s.policy.Limits, s.launcher.cgroups
-	procs := "processes not limited (STEERABLE_SANDBOX_MAX_PROCS=0)"
-	switch {
-	case lim.MaxProcs == 0:
-	case cg.has(ctlPids):
-		procs = fmt.Sprintf("%d processes (%s pids)", lim.MaxProcs, cg.name())
-	case s.launcher.mode.userNS() && os.Geteuid() != 0:
-		procs = fmt.Sprintf("%d processes (RLIMIT_NPROC in the call's user namespace)", lim.MaxProcs)
-	case os.Geteuid() == 0:
-		procs = "processes not limited (root is exempt from RLIMIT_NPROC and no pids cgroup is writable)"
-	default:
-		procs = "processes not limited (no pids cgroup and no user namespace; RLIMIT_NPROC would count every process of the user)"
-	}
-	mem := "memory not limited (STEERABLE_SANDBOX_MAX_MEMORY_MB=0)"
-	switch {
-	case lim.MaxMemoryBytes == 0:
-	case cg.has(ctlMemory):
-		mem = fmt.Sprintf("%d MB memory (%s memory)", lim.MaxMemoryBytes>>20, cg.name())
-	default:
-		mem = fmt.Sprintf("%d MB address space (RLIMIT_AS: no memory cgroup is writable; programs that reserve address space up front, like Go, Node and the JVM, may fail)", lim.MaxMemoryBytes>>20)
-	}
+	procs, _ := s.procsLimit()
+	mem, _ := s.memoryLimit()
 	text := procs + ", " + mem
+	if tmp := s.tmpText(); tmp != "" {
+		text += ", " + tmp
+	}
+	lim := s.policy.Limits
 	if s.cgroupErr != nil && (lim.MaxProcs > 0 || lim.MaxMemoryBytes > 0) {
 		text += " [no cgroup: " + s.cgroupErr.Error() + "]"
 	}
+	if note := s.launcher.cgroups.note(); note != "" {
+		text += " [" + note + "]"
+	}
 	return text
+}
+
+// procsLimit says what enforces STEERABLE_SANDBOX_MAX_PROCS here; ok is
+// false when it is set and nothing does.
+func (s *Sandbox) procsLimit() (text string, ok bool) {
+	lim, cg := s.policy.Limits, s.launcher.cgroups
+	switch {
+	case lim.MaxProcs == 0:
+		return "processes not limited (STEERABLE_SANDBOX_MAX_PROCS=0)", true
+	case cg.has(ctlPids):
+		return fmt.Sprintf("%d processes (%s pids)", lim.MaxProcs, cg.name()), true
+	case s.launcher.rlimitFallbacks(lim).procs:
+		return fmt.Sprintf("%d processes (RLIMIT_NPROC in the call's user namespace)", lim.MaxProcs), true
+	case runtime.GOOS == "windows":
+		return fmt.Sprintf("%d processes (the call's job object)", lim.MaxProcs), true
+	case runtime.GOOS != "linux":
+		return "processes not limited (" + runtime.GOOS + " offers no per-call process limit here)", false
+	case os.Geteuid() == 0:
+		return "processes not limited (root is exempt from RLIMIT_NPROC and no pids cgroup is writable)", false
+	}
+	return "processes not limited (no pids cgroup and no user namespace; RLIMIT_NPROC would count every process of the user)", false
+}
+
+// memoryLimit says what enforces STEERABLE_SANDBOX_MAX_MEMORY_MB here; ok
+// is false when it is set and nothing does.
+func (s *Sandbox) memoryLimit() (text string, ok bool) {
+	lim, cg := s.policy.Limits, s.launcher.cgroups
+	mb := lim.MaxMemoryBytes >> 20
+	switch {
+	case lim.MaxMemoryBytes == 0:
+		return "memory not limited (STEERABLE_SANDBOX_MAX_MEMORY_MB=0)", true
+	case cg.has(ctlMemory):
+		return fmt.Sprintf("%d MB memory (%s memory)", mb, cg.name()), true
+	case s.launcher.rlimitFallbacks(lim).memory:
+		return fmt.Sprintf("%d MB address space (RLIMIT_AS, as no memory cgroup is writable: programs that reserve address space "+
+			"up front, like Go, Node and the JVM, may fail)", mb), true
+	case runtime.GOOS == "windows":
+		return fmt.Sprintf("%d MB memory (the call's job object)", mb), true
+	}
+	return "memory not limited (" + runtime.GOOS + " offers no per-call memory limit here)", false
+}
+
+// Unenforced lists the configured limits that nothing enforces here
+// ("processes", "memory"); checks.sandbox then warns.
+func (s *Sandbox) Unenforced() []string {
+	s.waitSelected()
+	var out []string
+	if _, ok := s.procsLimit(); !ok {
+		out = append(out, "processes")
+	}
+	if _, ok := s.memoryLimit(); !ok {
+		out = append(out, "memory")
+	}
+	return out
+}
+
+// tmpText says how large a command's /tmp may grow: bwrap's private tmpfs
+// is capped where bwrap can; under the other backends a command writes
+// temp files only to the session temp dir (TMPDIR), on the host's file
+// system, which no limit here bounds.
+func (s *Sandbox) tmpText() string {
+	b, ok := s.backend.(Bwrap)
+	switch {
+	case !ok:
+		return "temp files not capped (the session temp dir, on the host's file system)"
+	case s.policy.Limits.TmpBytes == 0:
+		return "/tmp a tmpfs of the kernel's default size, half the RAM (STEERABLE_SANDBOX_TMP_MB=0)"
+	case !b.tmpSize.supported(b.Path):
+		return "/tmp a tmpfs not capped: this bwrap has no --size (bubblewrap 0.8.0 or later has it), so it gets the kernel's default, half the RAM"
+	}
+	return fmt.Sprintf("/tmp a %d MB tmpfs (STEERABLE_SANDBOX_TMP_MB)", s.policy.Limits.TmpBytes>>20)
 }
 
 func (s *Sandbox) denyText() string {

@@ -112,9 +112,8 @@ func bashDir(ws *files.Workspace, cwd string) (string, error) {
 
 func bashResult(res sandbox.Result, timeout time.Duration, ceiling int, sb *sandbox.Sandbox) protocol.ToolResult {
 	info := sb.Info().Map()
-	if res.Limit != "" {
-		info["limit"] = res.Limit
-	}
+	hit := limitHit{res.Limit, res.LimitCertain, res.LimitEvidence}
+	hit.annotate(info)
 	data := map[string]any{
 		"exitCode": res.ExitCode, "stdout": res.Stdout, "stderr": res.Stderr,
 		"timedOut": res.TimedOut, "truncated": res.Truncated, "_sandbox": info,
@@ -122,7 +121,7 @@ func bashResult(res sandbox.Result, timeout time.Duration, ceiling int, sb *sand
 	var r protocol.ToolResult
 	switch {
 	case res.Limit != "" && !res.Cancelled:
-		r = Followup("%s", limitMessage("command", res.Limit, res.ExitCode, res.TimedOut, sb.Policy().Limits))
+		r = Followup("%s", limitMessage("command", hit, res.ExitCode, res.TimedOut, sb.Policy().Limits))
 	case res.TimedOut:
 		r = Followup("command timed out after %d ms; its process group was killed and the output captured so far is in data; "+
 			"make it finish sooner or pass a larger timeout_ms (at most %d)", timeout.Milliseconds(), ceiling)
@@ -139,15 +138,47 @@ func bashResult(res sandbox.Result, timeout time.Duration, ceiling int, sb *sand
 	return r
 }
 
+// limitHit is a per-call limit a child hit: certain when the kernel
+// counted it (a cgroup), else inferred from what an rlimit left behind
+// (evidence).
+type limitHit struct {
+	limit    string
+	certain  bool
+	evidence string
+}
+
+// annotate adds the hit to data._sandbox: limit, and limitCertain.
+func (h limitHit) annotate(info map[string]any) {
+	if h.limit != "" {
+		info["limit"], info["limitCertain"] = h.limit, h.certain
+	}
+}
+
 // limitMessage names the per-call limit a child hit and its variable (a
 // limit hit usually explains a timeout that follows it); subject is what
-// ran ("command", "the program").
-func limitMessage(subject, limit string, exitCode int, timedOut bool, lim sandbox.Limits) string {
-	msg := fmt.Sprintf("%s hit the sandbox's limit of %d processes (STEERABLE_SANDBOX_MAX_PROCS): forks were refused (exit code %d); "+
-		"start fewer processes at once or ask the user to raise the limit", subject, lim.MaxProcs, exitCode)
-	if limit == "memory" {
+// ran ("command", "the program"). An inferred hit says "probably", the
+// rlimit that enforces the limit here and the evidence.
+func limitMessage(subject string, h limitHit, exitCode int, timedOut bool, lim sandbox.Limits) string {
+	var msg string
+	switch {
+	case h.limit == "memory" && h.certain:
 		msg = fmt.Sprintf("%s hit the sandbox's memory limit of %d MB (STEERABLE_SANDBOX_MAX_MEMORY_MB) and was killed (exit code %d); "+
 			"use less memory (smaller inputs, streaming) or ask the user to raise the limit", subject, lim.MaxMemoryBytes>>20, exitCode)
+	case h.limit == "memory":
+		msg = fmt.Sprintf("%s probably hit the sandbox's memory limit of %d MB (STEERABLE_SANDBOX_MAX_MEMORY_MB, enforced here as RLIMIT_AS, "+
+			"which counts address space, not memory): %s (exit code %d); use less memory (smaller inputs, streaming) or ask the user to "+
+			"raise the limit (a runtime that reserves address space up front, like Go, Node or the JVM, needs more than it uses)",
+			subject, lim.MaxMemoryBytes>>20, h.evidence, exitCode)
+	case h.certain:
+		msg = fmt.Sprintf("%s hit the sandbox's limit of %d processes (STEERABLE_SANDBOX_MAX_PROCS): forks were refused (exit code %d); "+
+			"start fewer processes at once or ask the user to raise the limit", subject, lim.MaxProcs, exitCode)
+		if h.evidence != "" {
+			msg = strings.Replace(msg, "forks were refused", "forks were refused, "+h.evidence, 1)
+		}
+	default:
+		msg = fmt.Sprintf("%s probably hit the sandbox's limit of %d processes (STEERABLE_SANDBOX_MAX_PROCS, enforced here as RLIMIT_NPROC, "+
+			"which keeps no count of refused forks): %s (exit code %d); start fewer processes at once or ask the user to raise the limit",
+			subject, lim.MaxProcs, h.evidence, exitCode)
 	}
 	if timedOut {
 		msg += "; it then ran into its timeout and was killed"

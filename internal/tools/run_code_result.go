@@ -15,9 +15,8 @@ import (
 // plus the trimmed traceback and the program line when Python reported them.
 func runCodeResult(description string, out runcode.Outcome, sbLim sandbox.Limits, lim runcode.Limits) protocol.ToolResult {
 	info := out.Sandbox.Map()
-	if out.Limit != "" {
-		info["limit"] = out.Limit
-	}
+	hit := limitHit{out.Limit, out.LimitCertain, out.LimitEvidence}
+	hit.annotate(info)
 	calls := out.Calls
 	if calls == nil {
 		calls = []runcode.CallRecord{}
@@ -40,7 +39,7 @@ func runCodeResult(description string, out runcode.Outcome, sbLim sandbox.Limits
 		r = Followup("%s", unfinished(out, sbLim, lim))
 	}
 	if out.Limit != "" && d != nil && !d.OK { // the program saw the limit as an error (fork failed, MemoryError)
-		r.Message = limitMessage("the program", out.Limit, out.ExitCode, out.TimedOut, sbLim)
+		r.Message = limitMessage("the program", hit, out.ExitCode, out.TimedOut, sbLim)
 	}
 	r.Data = data
 	return r
@@ -71,7 +70,7 @@ func unfinished(out runcode.Outcome, sbLim sandbox.Limits, lim runcode.Limits) s
 		return fmt.Sprintf("run_code stopped the program: %v; the program must not write to or close file descriptors 3 and 4, "+
 			"which carry its tool calls", out.Stopped)
 	case out.Limit != "" && !out.Cancelled:
-		return limitMessage("the program", out.Limit, out.ExitCode, out.TimedOut, sbLim)
+		return limitMessage("the program", limitHit{out.Limit, out.LimitCertain, out.LimitEvidence}, out.ExitCode, out.TimedOut, sbLim)
 	case out.TimedOut:
 		return fmt.Sprintf("run_code timed out after %d ms (STEERABLE_RUN_CODE_TIMEOUT_MS, nested calls included); the program and "+
 			"everything it started were killed, and what it printed is in data.logs; make it do less per call", lim.Timeout.Milliseconds())
