@@ -73,9 +73,9 @@ vet:
 	if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
 
-## lint: vet plus a check that every variable is documented in the README
+## lint: vet plus a check that every variable is documented (docs/configuration.md) and every docs link resolves
 lint: vet
-	$(GO) test -count=1 -run 'TestREADME' ./cmd/steerable-sidecar/
+	$(GO) test -count=1 -run 'TestREADME|TestDocs' ./cmd/steerable-sidecar/
 
 ## fuzz: a short run of every fuzz target (FUZZTIME each)
 fuzz:

@@ -40,7 +40,7 @@ type Config struct {
 	// Sandbox policy: deny-read, sockets, environment, per-call limits.
 	SandboxUnixSockets bool     `env:"STEERABLE_SANDBOX_UNIX_SOCKETS" envDefault:"false" security:"true" feature:"sandbox" help:"with the network off, still let sandboxed commands create UNIX sockets (a local agent socket)"`
 	SandboxDenyRead    PathList `env:"STEERABLE_SANDBOX_DENY_READ" security:"true" feature:"sandbox" help:"paths (a wildcard only in the last component) no tool reads, commands and file tools alike, besides the default credential stores"`
-	SandboxAllowRead   PathList `env:"STEERABLE_SANDBOX_ALLOW_READ" security:"true" feature:"sandbox" help:"paths whose deny-list entries (those equal to or inside one) are lifted, as listed in the README (e.g. ~/.npmrc)"`
+	SandboxAllowRead   PathList `env:"STEERABLE_SANDBOX_ALLOW_READ" security:"true" feature:"sandbox" help:"paths whose deny-list entries (those equal to or inside one) are lifted; docs/tools.md lists the entries (e.g. ~/.npmrc)"`
 	SandboxEnv         string   `env:"STEERABLE_SANDBOX_ENV" envDefault:"inherit" oneof:"inherit|core" security:"true" feature:"sandbox" help:"inherit: the sidecar's environment minus credentials; core: only PATH, HOME, USER, LANG, LC_*, TERM, TMPDIR, SHELL"`
 	SandboxEnvPass     List     `env:"STEERABLE_SANDBOX_ENV_PASS" security:"true" feature:"sandbox" help:"variable names every sandboxed command gets, whatever STEERABLE_SANDBOX_ENV and the scrubbing say"`
 	SandboxMaxProcs    int      `env:"STEERABLE_SANDBOX_MAX_PROCS" envDefault:"512" range:"0..1048576" security:"true" feature:"sandbox" help:"processes (and threads) one sandboxed call may run at once (0 = no limit)"`
