@@ -50,7 +50,7 @@ run: build
 
 ## test: vet, every test under the race detector (end-to-end scripts included), the host clients' tests, the host examples
 test: vet
-	$(GO) test -race -count=1 ./...
+	$(GO) test -race -count=1 -timeout 25m ./...
 	$(MAKE) --no-print-directory test-clients
 	$(MAKE) --no-print-directory examples
 

@@ -224,6 +224,36 @@ class SessionListResult(TypedDict):
     sessions: List[SessionRecord]
 
 
+class _TodoItemRequired(TypedDict):
+    id: str
+    content: str
+    status: Literal["pending", "in_progress", "completed"]
+
+
+class TodoItem(_TodoItemRequired, total=False):
+    """One entry of the plan todo_write keeps."""
+    priority: Literal["high", "medium", "low"]
+
+
+class TodoListParams(TypedDict, total=False):
+    """Which chat's list to read; without chatId, the list todo_write kept without one."""
+    chatId: str
+
+
+class TodoListResult(TypedDict):
+    """The list todo_write last stored for the chat; empty when it stored none."""
+    todos: List[TodoItem]
+
+
+class _TodoUpdatedParamsRequired(TypedDict):
+    todos: List[TodoItem]
+
+
+class TodoUpdatedParams(_TodoUpdatedParamsRequired, total=False):
+    """Sent to the host each time todo_write stores a list, so its UI can show the plan."""
+    chatId: str
+
+
 class _ToolInvokeParamsRequired(TypedDict):
     name: str
     arguments: Dict[str, Any]
@@ -265,6 +295,19 @@ class ToolCall(TypedDict):
     """LLM-provided JSON arguments, validated by the tool's schema."""
 
 
+class _ContentBlockRequired(TypedDict):
+    type: Literal["text", "image", "document"]
+
+
+class ContentBlock(_ContentBlockRequired, total=False):
+    text: str
+    """type text: the text"""
+    mimeType: str
+    """type image: image/png, image/jpeg, image/gif or image/webp; type document: application/pdf"""
+    data: str
+    """type image or document: the bytes, base64 (standard alphabet, padded)"""
+
+
 class _ToolResultRequired(TypedDict):
     success: bool
 
@@ -277,6 +320,9 @@ class ToolResult(_ToolResultRequired, total=False):
     message: str
     error: str
     data: Dict[str, Any]
+    """Metadata of the result (and its text, for a host that ignores content)."""
+    content: List[ContentBlock]
+    """Model-facing blocks, when text alone is not enough (an image, a PDF, a notebook with plots); they map one to one onto MCP content blocks and the model APIs' tool-result blocks. A host that ignores content still works from message and data."""
 
 
 class WebSearchRequestParams(TypedDict):

@@ -195,6 +195,30 @@ export interface SessionListResult {
   sessions: SessionRecord[];
 }
 
+/** One entry of the plan todo_write keeps. */
+export interface TodoItem {
+  id: string;
+  content: string;
+  status: "pending" | "in_progress" | "completed";
+  priority?: "high" | "medium" | "low";
+}
+
+/** Which chat's list to read; without chatId, the list todo_write kept without one. */
+export interface TodoListParams {
+  chatId?: string;
+}
+
+/** The list todo_write last stored for the chat; empty when it stored none. */
+export interface TodoListResult {
+  todos: TodoItem[];
+}
+
+/** Sent to the host each time todo_write stores a list, so its UI can show the plan. */
+export interface TodoUpdatedParams {
+  chatId?: string;
+  todos: TodoItem[];
+}
+
 /** The ToolCall (id optional: a missing one is generated) plus the invocation option consentGranted. Any other key is -32602. */
 export interface ToolInvokeParams {
   id?: string;
@@ -229,6 +253,16 @@ export interface ToolCall {
   arguments: { [key: string]: unknown };
 }
 
+export interface ContentBlock {
+  type: "text" | "image" | "document";
+  /** type text: the text */
+  text?: string;
+  /** type image: image/png, image/jpeg, image/gif or image/webp; type document: application/pdf */
+  mimeType?: string;
+  /** type image or document: the bytes, base64 (standard alphabet, padded) */
+  data?: string;
+}
+
 /** What the runtime reports back. Open: unknown keys are allowed for forward compatibility. */
 export interface ToolResult {
   success: boolean;
@@ -237,7 +271,10 @@ export interface ToolResult {
   nextAction?: string;
   message?: string;
   error?: string;
+  /** Metadata of the result (and its text, for a host that ignores content). */
   data?: { [key: string]: unknown };
+  /** Model-facing blocks, when text alone is not enough (an image, a PDF, a notebook with plots); they map one to one onto MCP content blocks and the model APIs' tool-result blocks. A host that ignores content still works from message and data. */
+  content?: ContentBlock[];
   [key: string]: unknown;
 }
 
