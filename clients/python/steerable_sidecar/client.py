@@ -361,7 +361,7 @@ class Sidecar:
         return await self.request("session.list")
 
     async def close_session(self, session_id: str) -> SessionCloseResult:
-        return await self.request("session.close", {"id": session_id})
+        return await self.request("session.close", {"sessionId": session_id})
 
     # ---- the model's plan ----
 

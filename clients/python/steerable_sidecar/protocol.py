@@ -196,9 +196,12 @@ class ReadStateSeedResult(TypedDict):
     skipped: int
 
 
-class SessionCloseParams(TypedDict):
-    """Params of session.close: the session to end (its shell and everything it started are killed)."""
+class SessionCloseParams(TypedDict, total=False):
+    """Params of session.close: the session to end (its shell and everything it started are killed). sessionId is required; id is its earlier name, still read when sessionId is absent."""
+    sessionId: str
+    """the session, as bash_session's result names it"""
     id: str
+    """the earlier name of sessionId"""
 
 
 class _SessionRecordRequired(TypedDict):

@@ -170,9 +170,12 @@ export interface ReadStateSeedResult {
   skipped: number;
 }
 
-/** Params of session.close: the session to end (its shell and everything it started are killed). */
+/** Params of session.close: the session to end (its shell and everything it started are killed). sessionId is required; id is its earlier name, still read when sessionId is absent. */
 export interface SessionCloseParams {
-  id: string;
+  /** the session, as bash_session's result names it */
+  sessionId?: string;
+  /** the earlier name of sessionId */
+  id?: string;
 }
 
 /** One shell session of bash_session. Times are RFC 3339 in UTC with milliseconds; lastActivity is the end of the last call that touched it. */

@@ -378,7 +378,7 @@ export class Sidecar extends EventEmitter {
   }
 
   closeSession(id: string, opts?: RequestOptions): Promise<SessionCloseResult> {
-    return this.request("session.close", { id }, opts);
+    return this.request("session.close", { sessionId: id }, opts);
   }
 
   // ---- the model's plan ----
