@@ -27,6 +27,13 @@
 //   - write only below the writable roots — the workspace and the
 //     per-session temp dir — and to /dev/null, /dev/zero, /dev/full and
 //     the child's own terminal;
+//   - open no terminal but its own (Policy.Terminal, /dev/tty): not
+//     another session's pts, the user's terminal emulator's, a console
+//     (terminalDevices). bwrap's fresh /dev has none; Landlock's ruleset
+//     denies /dev/pts, /dev/tty*, /dev/console and /dev/vcs* and grants
+//     the child's own pts and /dev/tty by name. The price under Landlock:
+//     a pty the command opens itself (/dev/ptmx: script, tmux, ssh -t)
+//     has a follower it cannot open by name;
 //   - with the network off (the default): no IP sockets, no new AF_UNIX
 //     sockets (socketpair aside; STEERABLE_SANDBOX_UNIX_SOCKETS=1 allows
 //     them), no io_uring;

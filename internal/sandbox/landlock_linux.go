@@ -87,6 +87,9 @@ func (l Landlock) Prepare(cmd Cmd, p Policy) (Launch, error) {
 	for _, d := range p.DenyRead {
 		args = append(args, "--deny", d)
 	}
+	if p.Terminal != "" {
+		args = append(args, "--tty", p.Terminal)
+	}
 	if p.Network {
 		args = append(args, "--net")
 	}
