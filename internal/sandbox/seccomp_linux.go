@@ -4,6 +4,9 @@ package sandbox
 
 import (
 	"encoding/binary"
+	"fmt"
+	"maps"
+	"slices"
 	"sync"
 	"unsafe"
 
@@ -94,6 +97,9 @@ const (
 	seccompArg0 = 16 // low 32 bits on little-endian architectures
 )
 
+// setidBits are the mode bits no command may set (S_ISUID, S_ISGID).
+const setidBits = unix.S_ISUID | unix.S_ISGID
+
 // keyringSyscalls reach the kernel's keyrings: the sidecar's session
 // keyring, the user's and persistent keyrings (keyrings_linux.go).
 var keyringSyscalls = []uint32{unix.SYS_KEYCTL, unix.SYS_ADD_KEY, unix.SYS_REQUEST_KEY}
@@ -105,6 +111,7 @@ var keyringSyscalls = []uint32{unix.SYS_KEYCTL, unix.SYS_ADD_KEY, unix.SYS_REQUE
 //     kernel without keyrings (programs that can use them fall back): the
 //     keyrings are not namespaced, and a command would otherwise search,
 //     read or link the keys of the sidecar's user (keyrings_linux.go);
+//
 //   - with the network off, socket(2) fails with EACCES for every address
 //     family — AF_UNIX too, unless k allows it (socketpair(2) is another
 //     syscall and stays allowed) — and io_uring_setup(2) with ENOSYS
@@ -114,14 +121,22 @@ var keyringSyscalls = []uint32{unix.SYS_KEYCTL, unix.SYS_ADD_KEY, unix.SYS_REQUE
 //     host's interfaces), and pathname UNIX sockets such as a Docker
 //     daemon's.
 //
+//   - chmod(2), fchmod(2), fchmodat(2) and fchmodat2(2) fail with EPERM
+//     when the mode has the set-user-ID or set-group-ID bit: Landlock does
+//     not govern a file's metadata, so a root sidecar's command could
+//     otherwise make a root-owned program outside the writable roots
+//     setuid (issue 23 item 6). Nothing a command legitimately runs needs
+//     a setuid bit, and only the sidecar's user's files could get one.
+//
 // A syscall made through another architecture's entry point kills the
 // process.
 func assembleFilter(k filterKind) []unix.SockFilter {
 	const (
-		ld  = unix.BPF_LD | unix.BPF_W | unix.BPF_ABS
-		jeq = unix.BPF_JMP | unix.BPF_JEQ | unix.BPF_K
-		jge = unix.BPF_JMP | unix.BPF_JGE | unix.BPF_K
-		ret = unix.BPF_RET | unix.BPF_K
+		ld   = unix.BPF_LD | unix.BPF_W | unix.BPF_ABS
+		jeq  = unix.BPF_JMP | unix.BPF_JEQ | unix.BPF_K
+		jge  = unix.BPF_JMP | unix.BPF_JGE | unix.BPF_K
+		jset = unix.BPF_JMP | unix.BPF_JSET | unix.BPF_K
+		ret  = unix.BPF_RET | unix.BPF_K
 	)
 	var a bpfAsm
 	a.stmt(ld, seccompArch)
@@ -132,6 +147,9 @@ func assembleFilter(k filterKind) []unix.SockFilter {
 	}
 	for _, nr := range keyringSyscalls {
 		a.jump(jeq, nr, "enosys", "")
+	}
+	for _, nr := range slices.Sorted(maps.Keys(modeSyscalls)) {
+		a.jump(jeq, nr, fmt.Sprintf("mode-arg%d", modeSyscalls[nr]), "")
 	}
 	if k != filterNetOn {
 		a.jump(jeq, unix.SYS_SOCKET, "", "not-socket")
@@ -146,6 +164,15 @@ func assembleFilter(k filterKind) []unix.SockFilter {
 	}
 	a.label("allow")
 	a.stmt(ret, unix.SECCOMP_RET_ALLOW)
+	for _, arg := range []int{1, 2} {
+		a.label(fmt.Sprintf("mode-arg%d", arg))
+		a.stmt(ld, seccompArg0+8*uint32(arg))
+		a.jump(jset, setidBits, "eperm", "mode-allow")
+	}
+	a.label("mode-allow") // forward jumps only: "allow" is behind
+	a.stmt(ret, unix.SECCOMP_RET_ALLOW)
+	a.label("eperm")
+	a.stmt(ret, unix.SECCOMP_RET_ERRNO|uint32(unix.EPERM))
 	a.label("eacces")
 	a.stmt(ret, unix.SECCOMP_RET_ERRNO|uint32(unix.EACCES))
 	a.label("enosys")
