@@ -1,0 +1,38 @@
+package mcpserver
+
+import (
+	"testing"
+
+	"steerable.dev/sidecar/protocol"
+)
+
+func TestModelText(t *testing.T) {
+	ok := func(d map[string]any) protocol.ToolResult { return protocol.ToolResult{Success: true, Data: d} }
+	cases := []struct {
+		name, tool string
+		res        protocol.ToolResult
+		want       string
+		moved      string
+		has        bool
+	}{
+		{"read_file", "read_file", ok(map[string]any{"path": "/w/a.go", "content": "a\nb\n", "totalLines": 9, "version": "v1"}),
+			"/w/a.go (2 of 9 lines, version v1)\na\nb\n", "content", true},
+		{"read_file no trailing newline", "read_file", ok(map[string]any{"path": "/w/a", "content": "a", "totalLines": 1, "version": "v"}),
+			"/w/a (1 of 1 lines, version v)\na", "content", true},
+		{"glob", "glob", ok(map[string]any{"files": []string{"a.go", "b/c.go"}}), "a.go\nb/c.go", "files", true},
+		{"bash", "bash", ok(map[string]any{"exitCode": 2, "stdout": "out", "stderr": "err"}),
+			"exit code: 2\nstdout:\nout\nstderr:\nerr", "stdout,stderr", true},
+		{"failure keeps today's shape", "read_file", protocol.ToolResult{Error: "no such file"}, "", "", false},
+		{"unknown tool", "plugin_x", ok(map[string]any{"content": "x"}), "", "", false},
+		{"content blocks stay blocks", "read_file", protocol.ToolResult{Success: true, Content: []protocol.ContentBlock{{Type: protocol.ContentImage}}}, "", "", false},
+		{"wrong field type", "glob", ok(map[string]any{"files": "a"}), "", "", false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			got, moved, has := modelText(c.tool, c.res)
+			if got != c.want || moved != c.moved || has != c.has {
+				t.Errorf("modelText = %q, %q, %v; want %q, %q, %v", got, moved, has, c.want, c.moved, c.has)
+			}
+		})
+	}
+}
