@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"steerable.dev/sidecar/internal/codesearch"
 	"steerable.dev/sidecar/protocol"
 )
 
@@ -26,9 +27,13 @@ func modelText(tool string, res protocol.ToolResult) (text, moved string, ok boo
 
 // modelForms maps a tool to its text form, one function per tool.
 var modelForms = map[string]func(map[string]any) (string, string, bool){
-	"read_file": readFileText,
-	"glob":      globText,
-	"bash":      bashText,
+	"read_file":   readFileText,
+	"glob":        globText,
+	"bash":        bashText,
+	"grep":        grepText,
+	"edit_file":   diffText,
+	"apply_patch": diffText,
+	"web_fetch":   webFetchText,
 }
 
 // readFileText is the file's text under "path (lines N of M, version V)".
@@ -62,4 +67,36 @@ func bashText(d map[string]any) (string, string, bool) {
 		return "", "", false
 	}
 	return fmt.Sprintf("exit code: %v\nstdout:\n%s\nstderr:\n%s", d["exitCode"], stdout, stderr), "stdout,stderr", true
+}
+
+// grepText is one "path:line: text" line per hit; for output "files" one
+// path per line (the glob form). Counts keep today's shape.
+func grepText(d map[string]any) (string, string, bool) {
+	if _, ok := d["files"]; ok {
+		return globText(d)
+	}
+	hits, ok := d["hits"].([]codesearch.Hit)
+	if !ok {
+		return "", "", false
+	}
+	var b strings.Builder
+	for i, h := range hits {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		fmt.Fprintf(&b, "%s:%d: %s", h.Path, h.Line, h.Text)
+	}
+	return b.String(), "hits", true
+}
+
+// diffText is the edit's diff.
+func diffText(d map[string]any) (string, string, bool) {
+	diff, ok := d["diff"].(string)
+	return diff, "diff", ok
+}
+
+// webFetchText is the page as fetched (Markdown by default).
+func webFetchText(d map[string]any) (string, string, bool) {
+	content, ok := d["content"].(string)
+	return content, "content", ok
 }

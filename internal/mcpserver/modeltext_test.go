@@ -3,6 +3,7 @@ package mcpserver
 import (
 	"testing"
 
+	"steerable.dev/sidecar/internal/codesearch"
 	"steerable.dev/sidecar/protocol"
 )
 
@@ -22,6 +23,13 @@ func TestModelText(t *testing.T) {
 		{"glob", "glob", ok(map[string]any{"files": []string{"a.go", "b/c.go"}}), "a.go\nb/c.go", "files", true},
 		{"bash", "bash", ok(map[string]any{"exitCode": 2, "stdout": "out", "stderr": "err"}),
 			"exit code: 2\nstdout:\nout\nstderr:\nerr", "stdout,stderr", true},
+		{"grep hits", "grep", ok(map[string]any{"hits": []codesearch.Hit{{Path: "a.go", Line: 3, Text: "func A()"}, {Path: "b.go", Line: 10, Text: "A()"}}}),
+			"a.go:3: func A()\nb.go:10: A()", "hits", true},
+		{"grep files", "grep", ok(map[string]any{"files": []string{"a.go"}}), "a.go", "files", true},
+		{"grep counts keep today's shape", "grep", ok(map[string]any{"counts": []codesearch.FileCount{}}), "", "", false},
+		{"edit_file", "edit_file", ok(map[string]any{"diff": "-a\n+b\n"}), "-a\n+b\n", "diff", true},
+		{"apply_patch", "apply_patch", ok(map[string]any{"diff": "+c\n"}), "+c\n", "diff", true},
+		{"web_fetch", "web_fetch", ok(map[string]any{"content": "# T\n\ntext"}), "# T\n\ntext", "content", true},
 		{"failure keeps today's shape", "read_file", protocol.ToolResult{Error: "no such file"}, "", "", false},
 		{"unknown tool", "plugin_x", ok(map[string]any{"content": "x"}), "", "", false},
 		{"content blocks stay blocks", "read_file", protocol.ToolResult{Success: true, Content: []protocol.ContentBlock{{Type: protocol.ContentImage}}}, "", "", false},
