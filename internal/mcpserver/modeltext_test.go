@@ -1,6 +1,7 @@
 package mcpserver
 
 import (
+	"encoding/json"
 	"testing"
 
 	"steerable.dev/sidecar/internal/codesearch"
@@ -42,5 +43,43 @@ func TestModelText(t *testing.T) {
 				t.Errorf("modelText = %q, %q, %v; want %q, %q, %v", got, moved, has, c.want, c.moved, c.has)
 			}
 		})
+	}
+}
+
+func TestModelResultMovesPayloadOutOfStructuredContent(t *testing.T) {
+	cases := []struct {
+		tool string
+		data map[string]any
+		gone []string
+		kept string
+	}{
+		{"read_file", map[string]any{"path": "/w/a", "content": "big text", "totalLines": 1, "version": "v"}, []string{"content"}, "version"},
+		{"bash", map[string]any{"exitCode": 0, "stdout": "o", "stderr": "e", "durationMs": 3}, []string{"stdout", "stderr"}, "exitCode"},
+	}
+	for _, c := range cases {
+		t.Run(c.tool, func(t *testing.T) {
+			r, ok := modelResult(c.tool, protocol.ToolResult{Success: true, Data: c.data})
+			if !ok || len(r.Content) != 1 || r.IsError {
+				t.Fatalf("modelResult = %+v, %v", r, ok)
+			}
+			var sc map[string]any
+			if err := json.Unmarshal(r.StructuredContent.(json.RawMessage), &sc); err != nil {
+				t.Fatal(err)
+			}
+			for _, k := range c.gone {
+				if _, has := sc[k]; has {
+					t.Errorf("structuredContent repeats %q: %v", k, sc)
+				}
+			}
+			if _, has := sc[c.kept]; !has {
+				t.Errorf("structuredContent lost %q: %v", c.kept, sc)
+			}
+			if _, err := appendResult(nil, r); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+	if _, ok := modelResult("read_file", protocol.ToolResult{Error: "denied"}); ok {
+		t.Error("a failure took the model shape; it keeps error and hint")
 	}
 }
