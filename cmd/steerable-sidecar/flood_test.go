@@ -27,8 +27,10 @@ func (s *session) startStalled(ts *testscript.TestScript, args []string) {
 	var once sync.Once
 	s.stdoutGate = gate
 	s.openStdout = func() { once.Do(func() { close(gate) }) }
-	ts.Defer(s.openStdout) // else the reader never returns and the process is never reaped
 	from := s.spawn(ts, ts.Getenv("WORK"), args, stderrRead)
+	// Deferred after spawn so it runs before spawn's cleanup (LIFO), which
+	// waits for the stdout reader: else the reader never returns.
+	ts.Defer(s.openStdout)
 	s.waitStderr(ts, from, "__SIDECAR_READY__:")
 }
 
