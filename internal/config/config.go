@@ -8,12 +8,14 @@ import (
 // Config is every setting of one sidecar process.
 type Config struct {
 	// Core protocol and lifecycle.
-	Workspace        Path   `env:"STEERABLE_WORKSPACE" feature:"core" help:"workspace root; paths resolve against it (default: --cwd, else the process cwd)"`
-	WorkspaceConfine bool   `env:"STEERABLE_WORKSPACE_CONFINE" envDefault:"true" security:"true" feature:"files" help:"refuse paths that resolve outside the workspace (0 turns confinement off)"`
-	MaxFrameBytes    Bytes  `env:"STEERABLE_MAX_FRAME_BYTES" envDefault:"16777216" range:"1024..1073741824" feature:"core" help:"largest incoming frame; a longer line is discarded and answered -32600"`
-	MaxInflight      int    `env:"STEERABLE_MAX_INFLIGHT" envDefault:"64" range:"1..4096" feature:"core" help:"tool calls running at once; as many again queue, then -32003 busy"`
-	ShutdownGraceMs  Millis `env:"STEERABLE_SHUTDOWN_GRACE_MS" envDefault:"5000" range:"0..600000" feature:"core" help:"how long system.shutdown and EOF let in-flight calls finish before cancelling them"`
-	Approvals        string `env:"STEERABLE_APPROVALS" envDefault:"off" oneof:"off|host" security:"true" feature:"core" help:"host: ask the host (approval.request) before local/destructive tools run without consentGranted"`
+	Workspace        Path `env:"STEERABLE_WORKSPACE" feature:"core" help:"workspace root; paths resolve against it (default: --cwd, else the process cwd)"`
+	WorkspaceConfine bool `env:"STEERABLE_WORKSPACE_CONFINE" envDefault:"true" security:"true" feature:"files" help:"refuse paths that resolve outside the workspace (0 turns confinement off)"`
+	// MaxFrameBytes is derived when unset (FrameLimit).
+	MaxFrameBytes       Bytes  `env:"STEERABLE_MAX_FRAME_BYTES" range:"0..1073741824" feature:"core" help:"largest incoming frame; a longer one is discarded and answered -32600 with its own id (default, and 0: 6 × STEERABLE_FILE_MAX_BYTES + 1 MiB, so a write_file of the largest file fits however its content escapes in JSON; set lower, this limit binds first)"`
+	MaxOutputQueueBytes Bytes  `env:"STEERABLE_MAX_OUTPUT_QUEUE_BYTES" envDefault:"8388608" range:"1048576..1073741824" feature:"core" help:"frames queued for a host that does not read stdout; beyond it replies wait, reverse calls and notifications wait as long as their context, progress notifications are dropped (system.ping counts them)"`
+	MaxInflight         int    `env:"STEERABLE_MAX_INFLIGHT" envDefault:"64" range:"1..4096" feature:"core" help:"tool calls running at once; as many again queue, then -32003 busy"`
+	ShutdownGraceMs     Millis `env:"STEERABLE_SHUTDOWN_GRACE_MS" envDefault:"5000" range:"0..600000" feature:"core" help:"how long system.shutdown and EOF let in-flight calls finish before cancelling them"`
+	Approvals           string `env:"STEERABLE_APPROVALS" envDefault:"off" oneof:"off|host" security:"true" feature:"core" help:"host: ask the host (approval.request) before local/destructive tools run without consentGranted"`
 
 	// File tools.
 	RequireReadBeforeWrite bool  `env:"STEERABLE_REQUIRE_READ_BEFORE_WRITE" envDefault:"true" security:"true" feature:"files" help:"hard gate: refuse to overwrite an existing file this session never read (0 opts out)"`

@@ -98,6 +98,10 @@ class Health(TypedDict):
     loadedTools: int
     droppedLogLines: int
     """log lines lost since start because the host did not drain stderr; the next line that got through carries the count of the loss just before it"""
+    outputQueueBytes: int
+    """bytes of frames queued for stdout that the host has not read yet (at most STEERABLE_MAX_OUTPUT_QUEUE_BYTES)"""
+    droppedNotifications: int
+    """progress notifications dropped since start because stdout's queue was full (the host did not read stdout); replies are never dropped"""
     checks: Dict[str, HealthCheck]
 
 

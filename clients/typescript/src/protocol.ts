@@ -81,6 +81,10 @@ export interface Health {
   loadedTools: number;
   /** log lines lost since start because the host did not drain stderr; the next line that got through carries the count of the loss just before it */
   droppedLogLines: number;
+  /** bytes of frames queued for stdout that the host has not read yet (at most STEERABLE_MAX_OUTPUT_QUEUE_BYTES) */
+  outputQueueBytes: number;
+  /** progress notifications dropped since start because stdout's queue was full (the host did not read stdout); replies are never dropped */
+  droppedNotifications: number;
   checks: { [key: string]: HealthCheck };
 }
 
