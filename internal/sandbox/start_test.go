@@ -132,18 +132,24 @@ func TestStartOnATerminal(t *testing.T) {
 }
 
 // openPTY opens a pseudo-terminal pair (what github.com/creack/pty does).
+// The leader is opened non-blocking and wrapped by os.NewFile, so it is
+// pollable and read deadlines hold (leader.Fd() would make it blocking,
+// and a test waiting for output that never comes would hang).
 func openPTY(t *testing.T) (leader, follower *os.File) {
-	leader, err := os.OpenFile("/dev/ptmx", os.O_RDWR|unix.O_NOCTTY, 0)
+	fd, err := unix.Open("/dev/ptmx", unix.O_RDWR|unix.O_NOCTTY|unix.O_CLOEXEC|unix.O_NONBLOCK, 0)
 	if err != nil {
 		t.Skip("no /dev/ptmx:", err)
 	}
-	if err := unix.IoctlSetPointerInt(int(leader.Fd()), unix.TIOCSPTLCK, 0); err != nil {
+	if err := unix.IoctlSetPointerInt(fd, unix.TIOCSPTLCK, 0); err != nil {
+		unix.Close(fd)
 		t.Fatal(err)
 	}
-	n, err := unix.IoctlGetUint32(int(leader.Fd()), unix.TIOCGPTN)
+	n, err := unix.IoctlGetUint32(fd, unix.TIOCGPTN)
 	if err != nil {
+		unix.Close(fd)
 		t.Fatal(err)
 	}
+	leader = os.NewFile(uintptr(fd), "/dev/ptmx")
 	follower, err = os.OpenFile("/dev/pts/"+strconv.Itoa(int(n)), os.O_RDWR|unix.O_NOCTTY, 0)
 	if err != nil {
 		t.Fatal(err)
@@ -154,8 +160,7 @@ func openPTY(t *testing.T) (leader, follower *os.File) {
 func readUntil(t *testing.T, f *os.File, want string) string {
 	var got strings.Builder
 	buf := make([]byte, 4096)
-	deadline := time.Now().Add(5 * time.Second)
-	f.SetReadDeadline(deadline)
+	f.SetReadDeadline(time.Now().Add(30 * time.Second)) // a bound on failure, not a race
 	for !strings.Contains(got.String(), want) {
 		n, err := f.Read(buf)
 		got.Write(buf[:n])
