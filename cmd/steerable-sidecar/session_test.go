@@ -44,7 +44,7 @@ import (
 	"steerable.dev/sidecar/internal/config"
 )
 
-const waitTimeout = 20 * time.Second
+const waitTimeout = 60 * time.Second // a bound on failure: a loaded machine (race detector, two busy loops per core) must not trip it
 
 type sessionKey struct{}
 

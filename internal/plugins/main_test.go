@@ -143,7 +143,7 @@ func newFixtureDenying(t testing.TB, backend string, deny []string, tweak ...fun
 	reg := tools.NewRegistry()
 	log := &syncBuffer{}
 	opts := Options{Workspace: ws, TempDir: sb.TempDir(), Environ: sb.Env(sandbox.EnvScrubbed), Version: "test",
-		StartTimeout: 10 * time.Second, CallTimeout: 10 * time.Second, MaxOutputBytes: 1 << 20,
+		StartTimeout: 60 * time.Second, CallTimeout: 60 * time.Second, MaxOutputBytes: 1 << 20,
 		MaxMessageBytes: 4 << 20, MaxTools: 2000, StopGrace: 500 * time.Millisecond}
 	for _, f := range tweak {
 		f(&opts)

@@ -14,8 +14,11 @@ import (
 // under Landlock the ruleset denies them, while a command on a terminal
 // of its own still opens it by name and as /dev/tty.
 func TestOtherTerminalsAreClosed(t *testing.T) {
-	_, other := openPTY(t)
+	otherLeader, other := openPTY(t)
 	victim := other.Name()
+	// Held open to the end: a pair closed by the collector frees its number,
+	// and the command's own terminal could be given the victim's name.
+	t.Cleanup(func() { other.Close(); otherLeader.Close() })
 	for _, name := range confining {
 		t.Run(name, func(t *testing.T) {
 			s := openSandbox(t, name, false)

@@ -451,7 +451,7 @@ func TestConcurrentAndRapidCalls(t *testing.T) {
 		res := write(t, m, s.ID, "", 0)
 		all.WriteString(res.Output)
 	}
-	res := write(t, m, s.ID, "wait; echo end\n", 5*time.Second)
+	res := write(t, m, s.ID, "wait; echo end\n", 60*time.Second) // returns at the prompt; 60 s bounds a failure
 	all.WriteString(s.Output + res.Output)
 	got := all.String()
 	for i := 1; i <= 200; i++ {
