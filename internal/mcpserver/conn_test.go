@@ -5,14 +5,18 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"steerable.dev/sidecar/internal/wire"
 )
@@ -317,4 +321,44 @@ func FuzzDecodeFrame(f *testing.F) {
 			t.Fatalf("id %s reaches the SDK as %s", env.ID, rawID(id))
 		}
 	})
+}
+
+// An oversized tools/call from the Go SDK's own client is answered with its
+// id: the client's call ends with the -32600 naming the limit, long before
+// its context would, and the session serves on.
+func TestOversizedCallEndsTheSDKClientsCall(t *testing.T) {
+	h := newServer(t, setup{})
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	served := make(chan struct{})
+	go func() {
+		defer close(served)
+		_ = h.srv.Serve(context.Background(), &StreamTransport{In: inR, Out: outW, MaxFrame: 4096, Grace: time.Second, Log: testLog(t)})
+		outW.Close()
+	}()
+	client := mcp.NewClient(&mcp.Implementation{Name: "sdk", Version: "1"}, nil)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cs, err := client.Connect(ctx, &mcp.IOTransport{Reader: outR, Writer: inW}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { cs.Close(); <-served }()
+	start := time.Now()
+	_, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "write_file",
+		Arguments: map[string]any{"path": "big.txt", "content": strings.Repeat("x", 10_000)}})
+	var werr *jsonrpc.Error
+	if !errors.As(err, &werr) || werr.Code != -32600 || !strings.Contains(werr.Message, "STEERABLE_MAX_FRAME_BYTES") {
+		t.Fatalf("oversized call: %v; want the -32600 reply naming the limit", err)
+	}
+	if d := time.Since(start); d > 20*time.Second {
+		t.Errorf("the reply took %v", d)
+	}
+	if _, err := os.Stat(filepath.Join(h.dir, "big.txt")); err == nil {
+		t.Error("the oversized call ran")
+	}
+	if _, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "write_file",
+		Arguments: map[string]any{"path": "small.txt", "content": "ok"}}); err != nil {
+		t.Errorf("a call after the oversized one: %v", err)
+	}
 }
