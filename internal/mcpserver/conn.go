@@ -337,6 +337,11 @@ func (c *conn) deliver(id jsonrpc.ID, frame []byte) error {
 // Close implements mcp.Connection.
 func (c *conn) Close() error {
 	c.closeOnce.Do(func() {
+		// What is queued goes out before the process may exit (the
+		// session's last replies), for at most the grace period.
+		ctx, cancel := context.WithTimeout(context.Background(), c.grace)
+		_ = c.out.Drain(ctx)
+		cancel()
 		close(c.closed)
 		c.cancelAll() // the direct calls, as the SDK cancels its own
 		if c.inCloser != nil {
