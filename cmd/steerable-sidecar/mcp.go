@@ -82,7 +82,7 @@ func mcpCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		stdout = pollable(out)
 	}
 	err = srv.Serve(ctx, &mcpserver.StreamTransport{In: stdin, Out: stdout, MaxFrame: int(cfg.MaxFrameBytes),
-		Grace: time.Duration(cfg.ShutdownGraceMs) * time.Millisecond, Log: log})
+		MaxOutput: int(cfg.MaxOutputQueueBytes), Grace: time.Duration(cfg.ShutdownGraceMs) * time.Millisecond, Log: log})
 	if err := m.failure(); err != nil {
 		fmt.Fprintf(stderr, "steerable-sidecar: %v\n", err)
 		return exitUsage

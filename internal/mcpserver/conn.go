@@ -1,9 +1,7 @@
 package mcpserver
 
 import (
-	"bufio"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -14,35 +12,52 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/rs/zerolog"
+
+	"steerable.dev/sidecar/internal/wire"
+	"steerable.dev/sidecar/protocol"
 )
 
 // StreamTransport is MCP's stdio transport over any reader and writer: one
-// JSON-RPC message per line. Unlike the SDK's StdioTransport it never ends
-// the session over bad input (see decodeFrame), holds EOF until in-flight
-// calls are answered (or Grace passes), and sends no reply to a cancelled
-// request (MCP "Cancellation": the receiver SHOULD NOT respond).
+// JSON-RPC message per line, read and written by internal/wire (the frame
+// limit, the envelope rules and the bounded writer are serve mode's).
+// Unlike the SDK's StdioTransport it never ends the session over bad input
+// (see readLoop), answers an oversized request with its own id, holds EOF
+// until in-flight calls are answered (or Grace passes), and sends no reply
+// to a cancelled request (MCP "Cancellation": the receiver SHOULD NOT
+// respond).
 type StreamTransport struct {
-	In       io.Reader // closed by the connection's Close when it is an io.Closer
-	Out      io.Writer
-	MaxFrame int           // longest line in bytes (0: 16 MiB)
-	Grace    time.Duration // after EOF, how long in-flight calls may finish
-	Log      zerolog.Logger
+	In        io.Reader // closed by the connection's Close when it is an io.Closer
+	Out       io.Writer
+	MaxFrame  int           // longest line in bytes (0: 16 MiB)
+	MaxOutput int           // bytes queued for a client that does not read (0: 8 MiB)
+	Grace     time.Duration // after EOF, how long in-flight calls may finish
+	Log       zerolog.Logger
 
 	direct *direct // set by Server.Connect: the tools/call it answers itself
 }
 
-// defaultMaxFrame matches STEERABLE_MAX_FRAME_BYTES's default.
-const defaultMaxFrame = 16 << 20
+// Defaults of STEERABLE_MAX_FRAME_BYTES and STEERABLE_MAX_OUTPUT_QUEUE_BYTES.
+const (
+	defaultMaxFrame  = 16 << 20
+	defaultMaxOutput = 8 << 20
+	frameLimitName   = "STEERABLE_MAX_FRAME_BYTES"
+)
 
 // Connect implements mcp.Transport.
 func (t *StreamTransport) Connect(context.Context) (mcp.Connection, error) {
-	max := t.MaxFrame
-	if max <= 0 {
-		max = defaultMaxFrame
+	maxFrame, maxOutput := t.MaxFrame, t.MaxOutput
+	if maxFrame <= 0 {
+		maxFrame = defaultMaxFrame
 	}
+	if maxOutput <= 0 {
+		maxOutput = defaultMaxOutput
+	}
+	out := wire.NewWriter(t.Out, wire.FramingNewline, maxOutput, nil)
 	c := &conn{
-		lines:    &lineReader{in: bufio.NewReaderSize(t.In, 64<<10), max: max},
-		out:      newFrameWriter(t.Out),
+		// Before each read of stdin, the error replies the read loop
+		// queued go out (wire.Writer.Queue).
+		in:       wire.NewReader(t.In, wire.FramingNewline, maxFrame, frameLimitName, out.Flush),
+		out:      out,
 		direct:   t.direct,
 		grace:    t.Grace,
 		log:      t.Log,
@@ -64,9 +79,9 @@ func (t *StreamTransport) Connect(context.Context) (mcp.Connection, error) {
 // bad ones itself; Read hands valid messages to the SDK and keeps the
 // in-flight set that EOF and cancellation need.
 type conn struct {
-	lines    *lineReader
+	in       *wire.Reader
 	inCloser io.Closer
-	out      *frameWriter
+	out      *wire.Writer
 	direct   *direct // nil: every message goes to the SDK
 	grace    time.Duration
 	log      zerolog.Logger
@@ -95,39 +110,60 @@ func closedChan() chan struct{} {
 	return c
 }
 
-// readLoop reads frames until the input ends, answering bad ones.
+// readLoop reads frames until the input ends. Each is checked once
+// (wire.Parse): what the SDK would choke on — it closes the connection on
+// anything it cannot decode — is answered here, with the request's id
+// whenever it can be read (an oversized frame's too), and the next frame
+// is read.
 func (c *conn) readLoop() {
 	for {
-		line, err := c.lines.next()
+		frame, err := c.in.Next()
+		var tooLarge *wire.TooLargeError
 		switch {
-		case errors.Is(err, errFrameTooLarge):
-			c.reject(&badFrame{code: jsonrpc.CodeInvalidRequest,
-				msg: fmt.Sprintf("frame exceeds %d bytes (STEERABLE_MAX_FRAME_BYTES) and was discarded", c.lines.max)})
+		case errors.As(err, &tooLarge):
+			id := wire.NullID
+			if tooLarge.ID != nil {
+				id = tooLarge.ID
+			}
+			c.reject(&wire.FrameError{ID: id, Code: protocol.CodeInvalidRequest, Message: tooLarge.Error()})
 			continue
 		case err != nil:
+			c.out.Flush()
 			if !errors.Is(err, io.EOF) && !errors.Is(err, os.ErrClosed) && !errors.Is(err, io.ErrClosedPipe) {
 				c.log.Warn().Err(err).Msg("reading stdin failed; treating it as end of input")
 			}
 			c.eof <- io.EOF
 			return
 		}
-		if len(line) == 0 || isBlank(line) {
+		msg, ok := c.decode(frame)
+		if !ok || c.dispatch(msg) {
 			continue
 		}
-		msg, bad := decodeFrame(line)
-		if bad != nil {
-			c.reject(bad)
-			continue
-		}
-		if c.dispatch(msg) {
-			continue
-		}
+		c.out.Flush() // the SDK may take a while to read it
 		select {
 		case c.incoming <- msg:
 		case <-c.closed:
 			return
 		}
 	}
+}
+
+// decode turns a frame into the SDK's message, answering it when it cannot
+// be one; a blank frame is skipped.
+func (c *conn) decode(frame []byte) (jsonrpc.Message, bool) {
+	if isBlank(frame) {
+		return nil, false
+	}
+	msg, fe := decodeFrame(frame)
+	switch {
+	case fe != nil:
+		c.reject(fe)
+		return nil, false
+	case msg == nil:
+		c.log.Warn().Msg("response with a null id ignored: no request of the server's has that id")
+		return nil, false
+	}
+	return msg, true
 }
 
 func isBlank(b []byte) bool {
@@ -139,9 +175,11 @@ func isBlank(b []byte) bool {
 	return true
 }
 
-func (c *conn) reject(b *badFrame) {
-	c.log.Warn().Int64("code", b.code).Str("error", b.msg).Msg("bad frame answered and skipped")
-	_ = c.writeFrame(errorFrame(b.id, &jsonrpc.Error{Code: b.code, Message: b.msg}))
+// reject answers a frame that never reaches the SDK; the reply goes out
+// before the next read of stdin.
+func (c *conn) reject(fe *wire.FrameError) {
+	c.log.Warn().Int64("code", int64(fe.Code)).Str("error", fe.Message).Msg("bad frame answered and skipped")
+	_ = c.out.Queue(fe.Reply())
 }
 
 // Read implements mcp.Connection.
@@ -228,7 +266,7 @@ func (c *conn) startDirect(id jsonrpc.ID, run func(context.Context) []byte) {
 func (c *conn) rejectDuplicate(id jsonrpc.ID) {
 	msg := fmt.Sprintf("invalid request: request ID %v already in use", id.Raw())
 	c.log.Warn().Str("error", msg).Msg("bad frame answered and skipped")
-	go c.writeFrame(errorFrame(jsonrpc.ID{}, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: msg}))
+	go c.out.Send(errorFrame(jsonrpc.ID{}, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: msg}))
 }
 
 // drain waits, after EOF, until every in-flight call is answered, the grace
@@ -247,8 +285,12 @@ func (c *conn) drain() {
 	}
 }
 
-// Write implements mcp.Connection.
-func (c *conn) Write(_ context.Context, msg jsonrpc.Message) error {
+// Write implements mcp.Connection. A reply waits for room in the output
+// queue as long as it takes (it is never dropped); the server's own
+// requests and notifications wait only as long as their context, and a
+// progress notification not at all: when the client does not read, it is
+// dropped (a later one supersedes it).
+func (c *conn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	if resp, ok := msg.(*jsonrpc.Response); ok {
 		if resp.Error != nil {
 			return c.deliver(resp.ID, errorFrame(resp.ID, wireError(resp.Error)))
@@ -259,23 +301,15 @@ func (c *conn) Write(_ context.Context, msg jsonrpc.Message) error {
 	if err != nil {
 		return fmt.Errorf("encoding a message: %w", err)
 	}
-	return c.writeFrame(append(b, '\n'))
+	if req, ok := msg.(*jsonrpc.Request); ok && req.Method == progressMethod {
+		c.out.TrySend(b)
+		return nil
+	}
+	return c.out.SendCtx(ctx, b)
 }
 
-// resultFrame encodes a reply by hand: the SDK's encoder would re-validate
-// the result, which is compact JSON already (the SDK's encoding).
-func resultFrame(rid jsonrpc.ID, result json.RawMessage) []byte {
-	id, _ := json.Marshal(rid.Raw())
-	if len(result) == 0 {
-		result = json.RawMessage("null")
-	}
-	b := make([]byte, 0, len(result)+len(id)+40)
-	b = append(b, `{"jsonrpc":"2.0","id":`...)
-	b = append(b, id...)
-	b = append(b, `,"result":`...)
-	b = append(b, result...)
-	return append(b, "}\n"...)
-}
+// progressMethod is MCP's progress notification.
+const progressMethod = "notifications/progress"
 
 // deliver writes the reply to call id, unless a notifications/cancelled
 // named it (the client no longer waits for it), and only then takes the
@@ -287,7 +321,7 @@ func (c *conn) deliver(id jsonrpc.ID, frame []byte) error {
 	c.mu.Unlock()
 	var err error
 	if !st.cancelled {
-		err = c.writeFrame(frame)
+		err = c.out.Send(frame)
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -300,11 +334,14 @@ func (c *conn) deliver(id jsonrpc.ID, frame []byte) error {
 	return err
 }
 
-func (c *conn) writeFrame(b []byte) error { return c.out.write(b) }
-
 // Close implements mcp.Connection.
 func (c *conn) Close() error {
 	c.closeOnce.Do(func() {
+		// What is queued goes out before the process may exit (the
+		// session's last replies), for at most the grace period.
+		ctx, cancel := context.WithTimeout(context.Background(), c.grace)
+		_ = c.out.Drain(ctx)
+		cancel()
 		close(c.closed)
 		c.cancelAll() // the direct calls, as the SDK cancels its own
 		if c.inCloser != nil {

@@ -2,14 +2,23 @@ package mcpserver
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"steerable.dev/sidecar/internal/wire"
 )
 
 // raw is a session driven with hand-written frames over the stdio transport
@@ -157,10 +166,14 @@ func TestBadFramesAreAnsweredAndTheSessionLivesOn(t *testing.T) {
 		{`{"jsonrpc":"2.0","id":5,"method":7}`, `5`, -32600},
 		{`{"jsonrpc":"2.0","id":6}`, `6`, -32600},
 		{`{"jsonrpc":"2.0","id":7,"method":"no/such/method"}`, `7`, -32601},
-		{`{"jsonrpc":"2.0","id":8,"method":"tools/call","params":"scalar"}`, `8`, -32602},
+		{`{"jsonrpc":"2.0","id":8,"method":"tools/call","params":"scalar"}`, `8`, -32600},
 		{`{"jsonrpc":"2.0","id":9,"method":"tools/call"}`, `9`, -32600},
 		{fmt.Sprintf(initFrame, "10"), `10`, -32600},
-		{`{"jsonrpc":"2.0","id":11,"method":"ping","params":{}}` + strings.Repeat(" ", 5000), `null`, -32600},
+		{`{"jsonrpc":"2.0","id":11,"method":"ping","params":{}}` + strings.Repeat(" ", 5000), `11`, -32600},
+		{`{"jsonrpc":"2.0","method":"ping","params":{"pad":"` + strings.Repeat("x", 5000) + `"},"id":"big"}`, `"big"`, -32600},
+		{`{"jsonrpc":"2.0","method":"ping","params":{"pad":"` + strings.Repeat("x", 5000) + `"}}`, `null`, -32600},
+		{`{"jsonrpc":"2.0","id":-1,"method":"ping"}`, `null`, -32600},
+		{`{"jsonrpc":"2.0","id":9007199254740993,"method":"ping"}`, `9007199254740993`, -32600},
 	} {
 		r.send(tc.frame)
 		if got := errCode(t, r.reply(tc.id)); got != tc.code {
@@ -260,29 +273,92 @@ func TestEOFCancelsCallsAfterTheGrace(t *testing.T) {
 	}
 }
 
+// FuzzDecodeFrame: whatever a client sends, a frame becomes the SDK's
+// message or an error reply, never both; the reply is a JSON-RPC error
+// reply, and the SDK's message carries the frame's id exactly.
 func FuzzDecodeFrame(f *testing.F) {
 	for _, s := range []string{
 		`{"jsonrpc":"2.0","id":1,"method":"ping"}`, `{"jsonrpc":"2.0","method":"notifications/initialized"}`,
 		`{"jsonrpc":"2.0","id":"a","result":{}}`, `{"jsonrpc":"2.0","id":2,"error":{"code":1,"message":"x"}}`,
 		`[1]`, `nul`, `{"jsonrpc":"2.0","id":-9007199254740993,"method":"x"}`, "{\"jsonrpc\":\"2.0\",\"id\":\"\xff\",\"method\":\"x\"}",
+		`{"jsonrpc":"2.0","id":9007199254740993,"method":"x"}`, `{"jsonrpc":"2.0","id":"\u0061","method":"x"}`,
 	} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, line []byte) {
-		msg, bad := decodeFrame(line)
-		if (msg == nil) == (bad == nil) {
-			t.Fatalf("decodeFrame(%q) = %v, %v: want exactly one", line, msg, bad)
+		msg, fe := decodeFrame(line)
+		if msg != nil && fe != nil {
+			t.Fatalf("decodeFrame(%q) = %v, %v: want at most one", line, msg, fe)
 		}
-		if bad != nil {
+		if fe != nil {
 			var out struct {
 				JSONRPC string          `json:"jsonrpc"`
 				ID      json.RawMessage `json:"id"`
 				Error   struct{ Code int }
 			}
-			b := errorFrame(bad.id, wireError(fmt.Errorf("%s", bad.msg)))
+			b := fe.Reply()
 			if err := json.Unmarshal(b, &out); err != nil || out.JSONRPC != "2.0" || out.ID == nil || out.Error.Code == 0 {
 				t.Fatalf("error frame %s for %q is not a JSON-RPC error reply", b, line)
 			}
 		}
+		var id jsonrpc.ID
+		switch m := msg.(type) {
+		case *jsonrpc.Request:
+			id = m.ID
+		case *jsonrpc.Response:
+			id = m.ID
+		default:
+			return
+		}
+		if !id.IsValid() {
+			return
+		}
+		var env struct{ ID json.RawMessage }
+		if err := json.Unmarshal(line, &env); err != nil {
+			t.Fatalf("decodeFrame took %q, which is not JSON", line)
+		}
+		if got, want := wire.NewID(rawID(id)).Key, wire.NewID(bytes.TrimSpace(env.ID)).Key; got != want {
+			t.Fatalf("id %s reaches the SDK as %s", env.ID, rawID(id))
+		}
 	})
+}
+
+// An oversized tools/call from the Go SDK's own client is answered with its
+// id: the client's call ends with the -32600 naming the limit, long before
+// its context would, and the session serves on.
+func TestOversizedCallEndsTheSDKClientsCall(t *testing.T) {
+	h := newServer(t, setup{})
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	served := make(chan struct{})
+	go func() {
+		defer close(served)
+		_ = h.srv.Serve(context.Background(), &StreamTransport{In: inR, Out: outW, MaxFrame: 4096, Grace: time.Second, Log: testLog(t)})
+		outW.Close()
+	}()
+	client := mcp.NewClient(&mcp.Implementation{Name: "sdk", Version: "1"}, nil)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cs, err := client.Connect(ctx, &mcp.IOTransport{Reader: outR, Writer: inW}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { cs.Close(); <-served }()
+	start := time.Now()
+	_, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "write_file",
+		Arguments: map[string]any{"path": "big.txt", "content": strings.Repeat("x", 10_000)}})
+	var werr *jsonrpc.Error
+	if !errors.As(err, &werr) || werr.Code != -32600 || !strings.Contains(werr.Message, "STEERABLE_MAX_FRAME_BYTES") {
+		t.Fatalf("oversized call: %v; want the -32600 reply naming the limit", err)
+	}
+	if d := time.Since(start); d > 20*time.Second {
+		t.Errorf("the reply took %v", d)
+	}
+	if _, err := os.Stat(filepath.Join(h.dir, "big.txt")); err == nil {
+		t.Error("the oversized call ran")
+	}
+	if _, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "write_file",
+		Arguments: map[string]any{"path": "small.txt", "content": "ok"}}); err != nil {
+		t.Errorf("a call after the oversized one: %v", err)
+	}
 }

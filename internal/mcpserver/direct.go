@@ -9,6 +9,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"steerable.dev/sidecar/internal/wire"
 )
 
 // direct answers tools/call on a StreamTransport connection itself, past the
@@ -126,14 +128,15 @@ func callParams(raw json.RawMessage) (*mcp.CallToolParamsRaw, bool) {
 // appendResultFrame is the reply frame of a tools/call result, encoded in
 // one buffer: the envelope, then the result as encodeResult writes it.
 func appendResultFrame(id jsonrpc.ID, r *mcp.CallToolResult) []byte {
-	rawID, _ := json.Marshal(id.Raw())
-	b := make([]byte, 0, resultSize(r)+len(rawID)+40)
-	b = append(b, `{"jsonrpc":"2.0","id":`...)
-	b = append(b, rawID...)
-	b = append(b, `,"result":`...)
-	b, err := appendResult(b, r)
+	b, err := wire.AppendResult(make([]byte, 0, resultSize(r)+64), rawID(id), toolResult{r})
 	if err != nil {
 		return errorFrame(id, wireError(internalError(fmt.Sprintf("encoding the tool result: %v", err))))
 	}
-	return append(b, "}\n"...)
+	return b
 }
+
+// toolResult appends itself (protocol.JSONAppender) as appendResult writes
+// it.
+type toolResult struct{ r *mcp.CallToolResult }
+
+func (t toolResult) AppendJSON(dst []byte) ([]byte, error) { return appendResult(dst, t.r) }

@@ -58,11 +58,21 @@
 // # Framing and bad input
 //
 // The SDK's stdio transport ends the session on a line it cannot decode.
-// StreamTransport (conn.go, frame.go) answers such lines itself and reads
-// on: not JSON -32700, batches, non-objects, bad ids, oversized lines
-// -32600. The SDK's plain errors for protocol misuse (a call before
-// initialize, a second initialize), which it would send with code 0, are
-// -32600. On EOF, in-flight calls may finish for the grace period.
+// StreamTransport (conn.go, message.go) reads and writes through
+// internal/wire, serve mode's framing, envelope rules and bounded writer,
+// and hands the SDK only what wire accepted: not JSON -32700, batches,
+// non-objects, bad ids, scalar params -32600, answered by the connection,
+// which reads on. An oversized line is answered -32600 with its own id
+// whenever wire can read it from the line's head or end (null otherwise),
+// naming STEERABLE_MAX_FRAME_BYTES, so the client's call ends. The SDK's
+// plain errors for protocol misuse (a call before initialize, a second
+// initialize), which it would send with code 0, are -32600. On EOF,
+// in-flight calls may finish for the grace period.
+//
+// Output is bounded (STEERABLE_MAX_OUTPUT_QUEUE_BYTES): for a client that
+// stops reading, replies wait for room, the server's requests and
+// notifications wait as long as their context, and progress notifications
+// are dropped.
 //
 // # The direct path
 //
@@ -73,7 +83,7 @@
 // of the server's CPU under load. Anything unusual (a malformed call, a
 // call before notifications/initialized, the sessionless protocol's _meta)
 // stays the SDK's. Replies that finish while another is being written go
-// out together in the next write (writer.go).
+// out together in the next write (wire.Writer).
 //
 // # Protocol versions
 //

@@ -5,6 +5,8 @@ import (
 	"errors"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+
+	"steerable.dev/sidecar/internal/wire"
 )
 
 // wireError is the one mapping from a Go error to the JSON-RPC error sent to
@@ -44,9 +46,8 @@ func cancelledID(req *jsonrpc.Request) (jsonrpc.ID, bool) {
 	var p struct {
 		RequestID json.RawMessage `json:"requestId"`
 	}
-	if json.Unmarshal(req.Params, &p) != nil || p.RequestID == nil {
+	if json.Unmarshal(req.Params, &p) != nil || !wire.ValidID(p.RequestID) || string(p.RequestID) == "null" {
 		return jsonrpc.ID{}, false
 	}
-	id, ok := frameID(p.RequestID)
-	return id, ok && id.IsValid()
+	return sdkID(p.RequestID)
 }

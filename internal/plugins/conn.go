@@ -9,6 +9,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"steerable.dev/sidecar/internal/wire"
 )
 
 // stdioConn is the MCP client's connection to a server's stdio: the SDK's
@@ -20,20 +22,33 @@ import (
 // reader takes the frame filter's next message itself, decoded once (by
 // the filter, which classifies it so).
 //
+// Both directions are internal/wire's: the filter reads through its frame
+// reader, and messages to the server go through its bounded writer (one
+// write per message when they come one at a time; messages sent while a
+// write is under way go out together in the next).
+//
 // Reads and Close may race (the SDK requires it): closing the server's
 // stdout, an os.Pipe end, ends a read blocked in it.
 type stdioConn struct {
 	frames *frameFilter
 	stdout interface{ Close() error }
 	stdin  stallWriter
+	out    *wire.Writer
 
 	queue []jsonrpc.Message // the rest of a batch (read by the one reader)
 
-	wmu sync.Mutex
-	buf []byte // the frame being written, reused
-
 	closeOnce sync.Once
 	closeErr  error
+}
+
+// maxStdinQueue bounds the messages queued for a server's stdin behind a
+// write under way (a larger one waits until nothing is queued, then goes
+// alone); each write is bounded in time by stallWriter.
+const maxStdinQueue = 4 << 20
+
+func newStdioConn(frames *frameFilter, stdout interface{ Close() error }, stdin stallWriter) *stdioConn {
+	return &stdioConn{frames: frames, stdout: stdout, stdin: stdin,
+		out: wire.NewWriter(stdin, wire.FramingNewline, maxStdinQueue, nil)}
 }
 
 // stdioTransport connects a session over one stdioConn.
@@ -91,7 +106,7 @@ func decodeBatch(line []byte) ([]jsonrpc.Message, error) {
 	return msgs, nil
 }
 
-// Write sends one message as one line, in one write.
+// Write sends one message as one line.
 func (c *stdioConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	if err := ctx.Err(); err != nil {
 		return err
@@ -100,14 +115,7 @@ func (c *stdioConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	if err != nil {
 		return err
 	}
-	c.wmu.Lock()
-	defer c.wmu.Unlock()
-	c.buf = append(append(c.buf[:0], data...), '\n')
-	_, err = c.stdin.Write(c.buf)
-	if cap(c.buf) > 64<<10 { // a large call's arguments are not kept
-		c.buf = nil
-	}
-	return err
+	return c.out.Send(data)
 }
 
 // Close closes the server's stdin (which asks it to exit) and stdout.

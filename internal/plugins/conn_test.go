@@ -22,7 +22,7 @@ func (w *writes) Close() error                { return nil }
 func connOver(t *testing.T, stdout string) (*stdioConn, *writes) {
 	t.Helper()
 	w := &writes{}
-	return &stdioConn{frames: newFrameFilter(strings.NewReader(stdout), 1<<20), stdout: io.NopCloser(nil), stdin: stallWriter{w}}, w
+	return newStdioConn(newFrameFilter(strings.NewReader(stdout), 1<<20), io.NopCloser(nil), stallWriter{w}), w
 }
 
 func TestConnReadsEachMessageOnce(t *testing.T) {
@@ -96,7 +96,7 @@ func TestConnCloseEndsABlockedRead(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer w.Close()
-	c := &stdioConn{frames: newFrameFilter(r, 1<<20), stdout: r, stdin: stallWriter{&writes{}}}
+	c := newStdioConn(newFrameFilter(r, 1<<20), r, stallWriter{&writes{}})
 	done := make(chan error, 1)
 	go func() { _, err := c.Read(context.Background()); done <- err }()
 	time.Sleep(20 * time.Millisecond)

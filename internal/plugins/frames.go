@@ -1,17 +1,18 @@
 package plugins
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"regexp"
 	"sync"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+
+	"steerable.dev/sidecar/internal/wire"
+	"steerable.dev/sidecar/protocol"
 )
 
 // frameFilter sits between a server's stdout and the MCP client and lets
@@ -22,16 +23,17 @@ import (
 //
 //   - a line that is not JSON (a server printing its banner to stdout) is
 //     dropped and reported through onNoise;
-//   - a line over max bytes is skipped as it streams (memory stays bounded)
-//     and, when its id can be read from its first or last bytes, answered
-//     in the server's place with an error the tool turns into a clear
-//     result; one without a readable id breaks the connection, which fails
-//     the plugin with the reason;
+//   - a line over max bytes is skipped as it streams (memory stays bounded;
+//     internal/wire's reader, the sidecar's one frame reader) and, when it
+//     is a reply whose id wire can read from its first or last bytes,
+//     answered in the server's place with an error the tool turns into a
+//     clear result; an oversized notification is dropped, anything else
+//     breaks the connection, which fails the plugin with the reason;
 //   - notifications beyond the budget are dropped (the client queues every
 //     message it reads without bound); list_changed is always let through,
 //     its handler coalesces.
 type frameFilter struct {
-	src     *bufio.Reader
+	src     *wire.Reader
 	max     int
 	budget  *tokenBucket
 	onNoise func(line []byte)
@@ -50,7 +52,7 @@ const codeTooLarge = -32090
 
 // Bounds of the filter.
 const (
-	maxKeptEnd        = 512 // bytes of an oversized line kept at each end, to find its id
+	limitName         = "STEERABLE_PLUGIN_MAX_MESSAGE_BYTES"
 	notifyBurst       = 256
 	notifyPerSecond   = 256
 	maxNoiseExample   = 200
@@ -58,7 +60,7 @@ const (
 )
 
 func newFrameFilter(r io.Reader, limit int) *frameFilter {
-	return &frameFilter{src: bufio.NewReaderSize(r, 64<<10), max: limit,
+	return &frameFilter{src: wire.NewReader(r, wire.FramingNewline, limit, limitName, nil), max: limit,
 		budget: newTokenBucket(notifyBurst, notifyPerSecond), onNoise: func([]byte) {}, onDrop: func(string) {}}
 }
 
@@ -115,68 +117,22 @@ func (f *frameFilter) Read(p []byte) (int, error) {
 // without a newline is passed on before EOF.
 func (f *frameFilter) next() (frame, error) {
 	for {
-		line, big, err := f.readLine()
+		line, err := f.src.Next()
+		var big *wire.TooLargeError
 		switch {
-		case big != nil:
+		case errors.As(err, &big):
 			if out, err := f.oversized(big); out != nil || err != nil {
 				msg, _ := jsonrpc.DecodeMessage(out)
 				return frame{line: out, msg: msg}, err
 			}
-		case len(line) > 0:
+		case err != nil:
+			return frame{}, err
+		default:
 			if fr := f.classify(line); fr.line != nil {
 				return fr, nil
 			}
 		}
-		if err != nil {
-			return frame{}, err
-		}
 	}
-}
-
-// oversize is what is kept of a line over max bytes.
-type oversize struct {
-	head, tail []byte
-	size       int64
-}
-
-// readLine reads one line without its newline, at most max bytes; a longer
-// one is consumed to its end and returned as oversize.
-func (f *frameFilter) readLine() ([]byte, *oversize, error) {
-	var line []byte
-	for {
-		chunk, err := f.src.ReadSlice('\n')
-		if len(line)+len(chunk) > f.max+1 {
-			return nil, f.skip(append(line, chunk...), err), nil
-		}
-		line = append(line, chunk...)
-		if errors.Is(err, bufio.ErrBufferFull) {
-			continue
-		}
-		return bytes.TrimRight(line, "\r\n"), nil, err
-	}
-}
-
-// skip consumes the rest of an oversized line, keeping its two ends in
-// fixed buffers.
-func (f *frameFilter) skip(start []byte, err error) *oversize {
-	big := &oversize{head: bytes.Clone(start[:min(len(start), maxKeptEnd)]), size: int64(len(start))}
-	tail := make([]byte, 0, 2*maxKeptEnd)
-	keepTail := func(b []byte) {
-		b = b[max(0, len(b)-maxKeptEnd):]
-		if len(tail)+len(b) > cap(tail) {
-			tail = append(tail[:0], tail[len(tail)-(maxKeptEnd-len(b)):]...)
-		}
-		tail = append(tail, b...)
-	}
-	keepTail(start)
-	for errors.Is(err, bufio.ErrBufferFull) {
-		var chunk []byte
-		chunk, err = f.src.ReadSlice('\n')
-		big.size += int64(len(chunk))
-		keepTail(chunk)
-	}
-	big.tail = bytes.TrimRight(tail[max(0, len(tail)-maxKeptEnd):], "\r\n")
-	return big
 }
 
 // classify returns the frame to pass on; one without a line is dropped.
@@ -233,41 +189,19 @@ func (f *frameFilter) Noise() (int, string) {
 	return f.noise, f.example
 }
 
-// Ends of a JSON-RPC message that carry its id: the Go and Python SDKs
-// write it first ({"jsonrpc":"2.0","id":7,"result":…), the TypeScript SDK
-// last (…,"jsonrpc":"2.0","id":7}). Compiled on first use: the bounded
-// repeats make big programs, and only an oversized message needs them
-// (compiling them at init cost every start-up 0.6 ms).
-var (
-	idValue = `(-?(?:0|[1-9][0-9]{0,18})|"(?:[^"\\]|\\.){0,200}")`
-	idHead  = sync.OnceValue(func() *regexp.Regexp {
-		return regexp.MustCompile(`^\s*\{\s*(?:"jsonrpc"\s*:\s*"2\.0"\s*,\s*)?"id"\s*:\s*` + idValue + `\s*,`)
-	})
-	idTail = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`,\s*"id"\s*:\s*` + idValue + `\s*\}\s*$`) })
-	isCall = regexp.MustCompile(`"method"\s*:`)
-)
-
 // oversized answers an oversized reply in the server's place, drops an
 // oversized notification, and breaks the stream for anything else.
-func (f *frameFilter) oversized(big *oversize) ([]byte, error) {
-	id := idHead().FindSubmatch(big.head)
-	if id == nil {
-		id = idTail().FindSubmatch(big.tail)
-	}
-	if id != nil && !json.Valid(id[1]) {
-		id = nil
-	}
+func (f *frameFilter) oversized(big *wire.TooLargeError) ([]byte, error) {
 	switch {
-	case id != nil && !isCall.Match(big.head):
-		msg := fmt.Sprintf("reply of %d bytes exceeds the sidecar's limit of %d bytes for one plugin message (STEERABLE_PLUGIN_MAX_MESSAGE_BYTES)", big.size, f.max)
-		b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": json.RawMessage(id[1]),
-			"error": map[string]any{"code": codeTooLarge, "message": msg, "data": map[string]any{"bytes": big.size, "limit": f.max}}})
-		return b, nil
-	case id == nil && isCall.Match(big.head):
+	case big.ID != nil && !big.Method:
+		msg := fmt.Sprintf("reply of %d bytes exceeds the sidecar's limit of %d bytes for one plugin message (%s)", big.Size, f.max, limitName)
+		return wire.AppendError(nil, big.ID, protocol.WireError{Code: codeTooLarge, Message: msg,
+			Data: map[string]any{"bytes": big.Size, "limit": f.max}}), nil
+	case big.ID == nil && big.Method:
 		f.onDrop("oversized notification")
 		return nil, nil
 	}
-	return nil, fmt.Errorf("the server sent a message of %d bytes, over the limit of %d (STEERABLE_PLUGIN_MAX_MESSAGE_BYTES), that the sidecar cannot answer for it", big.size, f.max)
+	return nil, fmt.Errorf("the server sent a message of %d bytes, over the limit of %d (%s), that the sidecar cannot answer for it", big.Size, f.max, limitName)
 }
 
 // tokenBucket bounds a rate: burst tokens, refilled at rate per second.

@@ -119,7 +119,6 @@ func (d *dispatcher) serve(c *call) {
 	case c.ctx.Err() == nil: // a queued call may have been cancelled before it got a slot
 		result, err = d.call(c.ctx, c.msg, c.m)
 	}
-	d.release(c)
 	var stop *protocol.Error
 	if cause := context.Cause(c.ctx); errors.As(cause, &stop) {
 		result, err = nil, stop
@@ -128,6 +127,13 @@ func (d *dispatcher) serve(c *call) {
 	delete(d.inflight, c.msg.ID.Key)
 	d.mu.Unlock()
 	d.reply(c.msg, result, err)
+	// The slot is released only once the reply is queued: a host that does
+	// not read stdout then holds at most MaxInflight replies waiting for the
+	// bounded output queue (plus the request queue), and the read loop
+	// pauses, then answers busy (issue 24 item 5). Released before the
+	// reply, every finished call freed its slot for the next one, and 8000
+	// flooded requests became 8000 goroutines holding their replies.
+	d.release(c)
 	if err == nil && c.m.afterReply != nil {
 		c.m.afterReply(d.srv)
 	}

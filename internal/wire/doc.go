@@ -1,15 +1,17 @@
 // Package wire is the sidecar's JSON-RPC 2.0 wire: the one place that
 // frames, checks and writes JSON-RPC messages on a byte stream. Serve mode
-// (internal/rpc) runs on it; every rule about what may cross stdio lives
-// here, so the modes cannot drift apart in what they accept, what they
-// answer and how much they hold.
+// (internal/rpc), MCP mode's stdio transport (internal/mcpserver) and the
+// plugins' client transport (internal/plugins) run on it; every rule about
+// what may cross stdio lives here, so the modes cannot drift apart in what
+// they accept, what they answer and how much they hold.
 //
 //   - reader.go: framing. One JSON object per line (newline) or LSP
 //     Content-Length headers, each frame at most a limit. An oversized frame
 //     is read through and discarded, never buffered whole, and reported as
 //     *TooLargeError carrying the frame's id when it can be recovered from
 //     the frame's head or tail (recover.go), so the sender's call still gets
-//     its answer.
+//     its answer, and whether its head names a method (a client answers an
+//     oversized reply in its peer's place, never a call).
 //   - envelope.go, id.go: each frame is read once. json.Valid checks it,
 //     one scan of its top level (protocol.EachMember) finds the members
 //     (spans of the frame, never copied) and decides what it is — request,

@@ -69,3 +69,13 @@ func AppendValue(dst *[]byte, v any) error {
 	*dst = append(*dst, b...)
 	return nil
 }
+
+// AppendErrorJSON appends the reply {"jsonrpc":"2.0","id":ID,"error":E} for
+// an error object that is JSON already (an SDK's error type, encoded once).
+func AppendErrorJSON(dst []byte, id, errObj json.RawMessage) []byte {
+	dst = append(dst, `{"jsonrpc":"2.0","id":`...)
+	dst = append(dst, id...)
+	dst = append(dst, `,"error":`...)
+	dst = append(dst, errObj...)
+	return append(dst, '}')
+}

@@ -27,6 +27,11 @@ type TooLargeError struct {
 	Limit int    // the reader's limit
 	Name  string // what sets the limit ("STEERABLE_MAX_FRAME_BYTES")
 	ID    []byte // the frame's id, raw, or nil
+	// Method: the frame's head has a top-level "method" member, so it is a
+	// request or a notification rather than a response (a client tells
+	// an oversized reply, which it can answer in the peer's place, from an
+	// oversized call).
+	Method bool
 }
 
 func (e *TooLargeError) Error() string {
@@ -140,7 +145,7 @@ func (r *Reader) discard(head []byte, done bool, next func() ([]byte, bool)) *To
 		size += int64(len(chunk))
 		tail = lastBytes(tail, chunk)
 	}
-	return &TooLargeError{Size: size, Limit: r.max, Name: r.limitName, ID: RecoverID(head, tail)}
+	return r.tooLarge(size, head, tail)
 }
 
 // lastBytes appends chunk to tail and keeps the last tailKeep bytes.
@@ -226,7 +231,7 @@ func (r *Reader) discardBody(length int64) error {
 	} else {
 		tail = lastBytes(nil, head)
 	}
-	return &TooLargeError{Size: length, Limit: r.max, Name: r.limitName, ID: RecoverID(head, tail)}
+	return r.tooLarge(length, head, tail)
 }
 
 func (r *Reader) readHeaderLine() (string, error) {

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"io"
 )
 
 // RecoverID finds the id of a frame that was too large to read whole, from
@@ -14,42 +13,59 @@ import (
 // top level by construction (below), so a string value that merely
 // contains "id" is never taken for it.
 func RecoverID(head, tail []byte) []byte {
-	if id := idFromHead(head); id != nil {
+	if id, _ := readHead(head); id != nil {
 		return id
 	}
 	return idFromTail(tail)
 }
 
-// idFromHead reads the top-level members of the truncated object in head,
-// in order, until it meets "id" or the truncation.
-func idFromHead(head []byte) []byte {
+// tooLarge is the error for an oversized frame of size bytes, from what was
+// kept of it.
+func (r *Reader) tooLarge(size int64, head, tail []byte) *TooLargeError {
+	id, method := readHead(head)
+	if id == nil {
+		id = idFromTail(tail)
+	}
+	return &TooLargeError{Size: size, Limit: r.max, Name: r.limitName, ID: id, Method: method}
+}
+
+// readHead reads the top-level members of the truncated object in head, in
+// order, until the truncation: the id (the last valid one) and whether a
+// "method" member was among them (the frame is a request or a
+// notification: JSON-RPC peers write "method" before "params").
+func readHead(head []byte) (id []byte, method bool) {
 	dec := json.NewDecoder(bytes.NewReader(head))
 	dec.UseNumber()
 	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
-		return nil
+		return nil, false
 	}
 	for dec.More() {
 		key, err := dec.Token()
 		if err != nil {
-			return nil
+			return id, method
 		}
-		if key == "id" {
-			return idValue(dec)
+		t, err := dec.Token()
+		if err != nil {
+			return id, method
 		}
-		if skipToken(dec) != nil {
-			return nil
+		switch key {
+		case "id":
+			if v := idValue(t); v != nil {
+				id = v
+			}
+		case "method":
+			method = true
+		}
+		if d, ok := t.(json.Delim); ok && skipRest(dec, d) != nil {
+			return id, method
 		}
 	}
-	return nil
+	return id, method
 }
 
-// idValue reads the value of an "id" member: a string or a non-negative
-// integer, as JSON.
-func idValue(dec *json.Decoder) []byte {
-	t, err := dec.Token()
-	if err != nil {
-		return nil
-	}
+// idValue is an "id" member's value token as JSON when it is a string or
+// a non-negative integer, else nil.
+func idValue(t json.Token) []byte {
 	var raw []byte
 	switch v := t.(type) {
 	case string:
@@ -65,10 +81,11 @@ func idValue(dec *json.Decoder) []byte {
 	return raw
 }
 
-// skipToken skips one value, however deeply nested.
-func skipToken(dec *json.Decoder) error {
-	depth := 0
-	for {
+// skipRest skips the rest of the object or array that open began,
+// however deeply nested.
+func skipRest(dec *json.Decoder, open json.Delim) error {
+	depth := 1
+	for depth > 0 {
 		t, err := dec.Token()
 		if err != nil {
 			return err
@@ -79,13 +96,8 @@ func skipToken(dec *json.Decoder) error {
 		case json.Delim('}'), json.Delim(']'):
 			depth--
 		}
-		if depth <= 0 {
-			if depth < 0 {
-				return io.ErrUnexpectedEOF
-			}
-			return nil
-		}
 	}
+	return nil
 }
 
 var errNoID = errors.New("no id")

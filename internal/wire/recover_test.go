@@ -2,6 +2,7 @@ package wire
 
 import (
 	"encoding/json"
+	"errors"
 	"strings"
 	"testing"
 )
@@ -29,6 +30,41 @@ func TestRecoverID(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			if got := string(RecoverID([]byte(tt.head), []byte(tt.tail))); got != tt.want {
 				t.Errorf("RecoverID = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+// An oversized frame's error says whether its head named a method: a
+// client answers an oversized reply in its peer's place, never a call.
+func TestTooLargeKnowsCallsFromReplies(t *testing.T) {
+	pad := strings.Repeat("y", 100<<10) // past the head kept
+	tests := []struct {
+		name, frame string
+		id          string
+		method      bool
+	}{
+		{"reply, id first", `{"jsonrpc":"2.0","id":7,"result":{"text":"` + pad + `"}}`, "7", false},
+		{"reply, id last", `{"result":{"text":"` + pad + `"},"jsonrpc":"2.0","id":"a"}`, `"a"`, false},
+		{"request", `{"jsonrpc":"2.0","id":4,"method":"sampling/createMessage","params":{"x":"` + pad + `"}}`, "4", true},
+		{"notification", `{"jsonrpc":"2.0","method":"notifications/message","params":{"x":"` + pad + `"}}`, "", true},
+		{"method only inside the result", `{"jsonrpc":"2.0","id":2,"result":{"method":"` + pad + `"}}`, "2", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			for _, framing := range []string{FramingNewline, FramingContentLength} {
+				in := tt.frame + "\n"
+				if framing == FramingContentLength {
+					in = lsp(tt.frame)
+				}
+				_, err := NewReader(strings.NewReader(in), framing, 1024, "LIMIT", nil).Next()
+				var tl *TooLargeError
+				if !errors.As(err, &tl) {
+					t.Fatalf("%s: err %v, want *TooLargeError", framing, err)
+				}
+				if string(tl.ID) != tt.id || tl.Method != tt.method {
+					t.Errorf("%s: id %s method %v, want %s %v", framing, tl.ID, tl.Method, tt.id, tt.method)
+				}
 			}
 		})
 	}

@@ -206,6 +206,25 @@ const scenarios = {
     console.log(`edit ${JSON.stringify(edit.content[0].text)}`);
     await client.close();
   },
+
+  // A tools/call over STEERABLE_MAX_FRAME_BYTES: the SDK matches the
+  // -32600 reply to its call (the id is the call's), which fails at once
+  // rather than at the SDK's 60 s timeout; the session serves on.
+  async oversized() {
+    const { client } = await connect();
+    const started = Date.now();
+    let failure = null;
+    try {
+      await client.callTool({ name: "write_file", arguments: { path: "big.txt", content: "x".repeat(8000) } }, undefined, { timeout: 20000 });
+    } catch (e) {
+      failure = e;
+    }
+    check(failure !== null, "the oversized call fails");
+    console.log(`oversized code ${failure.code} in time ${Date.now() - started < 10000}: ${failure.message}`);
+    const res = await client.callTool({ name: "write_file", arguments: { path: "small.txt", content: "ok" } });
+    console.log(`after isError ${res.isError === true}`);
+    await client.close();
+  },
 };
 
 const run = scenarios[scenario];
