@@ -97,8 +97,18 @@ func benchBackend(backend, bin, base string, runs int, target time.Duration) {
 			return
 		}
 	}
-	steps := []func() error{func() error { return exec.Command("bash", "-c", "true").Run() }}
-	for _, s := range sides {
+	var bareCPU time.Duration
+	steps := []func() error{func() error {
+		cmd := exec.Command("bash", "-c", "true")
+		err := cmd.Run()
+		if cmd.ProcessState != nil {
+			bareCPU += cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+		}
+		return err
+	}}
+	cpu := make([]time.Duration, len(sides))
+	for i, s := range sides {
+		cpu[i] = treeCPU(s)
 		steps = append(steps, func() error { _, err := s.call(`{"command":"true"}`); return err })
 	}
 	ds := interleaved(runs, steps)
@@ -107,10 +117,22 @@ func benchBackend(backend, bin, base string, runs int, target time.Duration) {
 		return
 	}
 	bare := benchkit.Median(ds[0])
+	for i, s := range sides {
+		cpu[i] = (treeCPU(s) - cpu[i]) / time.Duration(runs)
+	}
 	row(name, ds[1], bare, target)
 	if base != "" {
 		row("  before (BASE_BIN)", ds[2], bare, target)
+		fmt.Printf("%-34s %s → %s, bare bash %s (the sidecar and its command trees, per call: the load bends CPU time far less than wall time)\n",
+			"  CPU per call, before → after", benchkit.Millis(cpu[1]), benchkit.Millis(cpu[0]), benchkit.Millis(bareCPU/time.Duration(runs)))
 	}
+}
+
+// treeCPU is the CPU time the sidecar and the command trees it reaped
+// have used so far (0 where /proc cannot say).
+func treeCPU(s *sidecar) time.Duration {
+	d, _ := benchkit.CPUTime(s.p.Pid(), true)
+	return d
 }
 
 // interleaved runs each step once per run, in order, and returns each
