@@ -48,7 +48,7 @@ func Probe(ctx context.Context, l *launcher, b Backend, p Policy, shell, inside 
 		p.DenyRead = append(p.DenyRead, secret)
 	}
 	port := ""
-	if filepath.Base(shell) == "bash" && !p.Network {
+	if strings.HasPrefix(filepath.Base(shell), "bash") && !p.Network { // /dev/tcp is bash's
 		ln, err := net.Listen("tcp4", "127.0.0.1:0")
 		if err == nil {
 			defer ln.Close()

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 )
 
@@ -99,12 +100,15 @@ func trustedNode(p string, roots []string, wantDir bool) error {
 	if err != nil {
 		return err
 	}
+	unixModes := runtime.GOOS != "windows" // Windows has no execute or group/world bits
 	switch {
 	case wantDir && !fi.IsDir():
 		return fmt.Errorf("%w: %s is not a directory", errNotTrusted, p)
-	case !wantDir && (!fi.Mode().IsRegular() || fi.Mode().Perm()&0o111 == 0):
-		return fmt.Errorf("%w: %s is not an executable regular file", errNotTrusted, p)
-	case fi.Mode().Perm()&0o022 != 0:
+	case !wantDir && !fi.Mode().IsRegular():
+		return fmt.Errorf("%w: %s is not a regular file", errNotTrusted, p)
+	case !wantDir && unixModes && fi.Mode().Perm()&0o111 == 0:
+		return fmt.Errorf("%w: %s is not executable", errNotTrusted, p)
+	case unixModes && fi.Mode().Perm()&0o022 != 0:
 		return fmt.Errorf("%w: %s is group- or world-writable (%s)", errNotTrusted, p, fi.Mode().Perm())
 	}
 	if uid, known := fileOwner(fi); known && uid != 0 && uid != os.Geteuid() {

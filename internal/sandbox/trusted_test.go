@@ -65,7 +65,7 @@ func TestLookTrustedSkipsWhatTheModelCanPlant(t *testing.T) {
 		{"planted in another writable root", []string{inTmp, goodDir}, good, "lies in a writable root"},
 		{"a group-writable directory", []string{groupDir, goodDir}, good, "group- or world-writable"},
 		{"a world-writable file", []string{worldFile, goodDir}, good, "group- or world-writable"},
-		{"a file that is not executable", []string{noExec, goodDir}, good, "not an executable"},
+		{"a file that is not executable", []string{noExec, goodDir}, good, "is not executable"},
 		{"a symlink from a trusted directory into the workspace", []string{linkDir, goodDir}, good, "lies in a writable root"},
 		{"the workspace's symlink to a trusted file", []string{wsLinkDir, goodDir}, good, "lies in a writable root"},
 		{"a relative entry", []string{".venv/bin", goodDir}, good, "is relative"},
