@@ -2,13 +2,18 @@
 // the overhead of one `bash` call of `true` through the sidecar per sandbox
 // backend against a bare `bash -c true` in the same run, reference sandboxes
 // running the same command, and the throughput of the capture path on a
-// command printing 100 MB. Figures only: nothing here fails the build.
+// command printing 100 MB. With -base (BASE_BIN), another build runs
+// beside it, interleaved call by call with it and bare bash, and read_file
+// of 4 KiB in a home workspace (its credential stores on the deny list the
+// file tools check) is timed for both in interleaved rounds: issue 23's
+// before/after. Figures only: nothing here fails the build.
 package main
 
 import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -25,12 +30,16 @@ func (r *refFlag) Set(s string) error { *r = append(*r, s); return nil }
 func main() {
 	bin := flag.String("bin", "bin/steerable-sidecar", "the sidecar binary")
 	runs := flag.Int("runs", 50, "runs per figure")
+	base := flag.String("base", os.Getenv("BASE_BIN"), "a build to measure beside -bin, interleaved ('' skips it)")
+	capture := flag.Bool("capture", true, "time the capture path too")
 	var refs refFlag
 	flag.Var(&refs, "ref", "NAME=COMMAND: a reference command run like bare bash (repeatable); COMMAND=MISS:reason prints MISS")
 	flag.Parse()
 
-	if abs, err := filepath.Abs(*bin); err == nil {
-		*bin = abs
+	for _, p := range []*string{bin, base} {
+		if abs, err := filepath.Abs(*p); err == nil && *p != "" {
+			*p = abs
+		}
 	}
 	bareRuns := timeRuns(*runs, func() error { return exec.Command("bash", "-c", "true").Run() })
 	bare := benchkit.Median(bareRuns)
@@ -38,20 +47,7 @@ func main() {
 	row("bare bash -c true", bareRuns, 0, 0)
 	targets := map[string]time.Duration{"landlock": 2 * time.Millisecond, "bwrap": 8 * time.Millisecond}
 	for _, backend := range []string{"none", "landlock", "bwrap"} {
-		name := "sidecar bash, " + backend
-		s, err := startSidecar(*bin, backend)
-		if err != nil {
-			fmt.Printf("%-34s MISS (%v)\n", name, err)
-			continue
-		}
-		if got := s.backend(); got != backend {
-			fmt.Printf("%-34s MISS (the %s backend does not work here; the sidecar chose %s)\n", name, backend, got)
-			s.close()
-			continue
-		}
-		ds := timeRuns(*runs, func() error { _, err := s.call(`{"command":"true"}`); return err })
-		s.close()
-		row(name, ds, bare, targets[backend])
+		benchBackend(backend, *bin, *base, *runs, targets[backend])
 	}
 	for _, r := range refs {
 		name, command, _ := strings.Cut(r, "=")
@@ -66,7 +62,145 @@ func main() {
 		}
 		row(name, ds, bare, 0)
 	}
-	throughput(*bin)
+	if *base != "" {
+		readFileBeside(*bin, *base, 7)
+	}
+	if *capture {
+		throughput(*bin)
+	}
+}
+
+// benchBackend prints the overhead of a bash call of true under backend
+// over bare bash, for bin and, when set, base: the three interleaved run
+// by run, so a load that changes during the run changes them alike.
+func benchBackend(backend, bin, base string, runs int, target time.Duration) {
+	name := "sidecar bash, " + backend
+	bins := []string{bin}
+	if base != "" {
+		bins = append(bins, base)
+	}
+	var sides []*sidecar
+	defer func() {
+		for _, s := range sides {
+			s.close()
+		}
+	}()
+	for _, b := range bins {
+		s, err := startSidecar(b, backend)
+		if err != nil {
+			fmt.Printf("%-34s MISS (%s: %v)\n", name, b, err)
+			return
+		}
+		sides = append(sides, s)
+		if got := s.backend(); got != backend {
+			fmt.Printf("%-34s MISS (the %s backend does not work here; %s chose %s)\n", name, backend, b, got)
+			return
+		}
+	}
+	var bareCPU time.Duration
+	steps := []func() error{func() error {
+		cmd := exec.Command("bash", "-c", "true")
+		err := cmd.Run()
+		if cmd.ProcessState != nil {
+			bareCPU += cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+		}
+		return err
+	}}
+	cpu := make([]time.Duration, len(sides))
+	for i, s := range sides {
+		cpu[i] = treeCPU(s)
+		steps = append(steps, func() error { _, err := s.call(`{"command":"true"}`); return err })
+	}
+	ds := interleaved(runs, steps)
+	if ds == nil {
+		fmt.Printf("%-34s MISS (a run failed)\n", name)
+		return
+	}
+	bare := benchkit.Median(ds[0])
+	for i, s := range sides {
+		cpu[i] = (treeCPU(s) - cpu[i]) / time.Duration(runs)
+	}
+	row(name, ds[1], bare, target)
+	if base != "" {
+		row("  before (BASE_BIN)", ds[2], bare, target)
+		fmt.Printf("%-34s %s → %s, bare bash %s (the sidecar and its command trees, per call: the load bends CPU time far less than wall time)\n",
+			"  CPU per call, before → after", benchkit.Millis(cpu[1]), benchkit.Millis(cpu[0]), benchkit.Millis(bareCPU/time.Duration(runs)))
+	}
+}
+
+// treeCPU is the CPU time the sidecar and the command trees it reaped
+// have used so far (0 where /proc cannot say).
+func treeCPU(s *sidecar) time.Duration {
+	d, _ := benchkit.CPUTime(s.p.Pid(), true)
+	return d
+}
+
+// interleaved runs each step once per run, in order, and returns each
+// step's times; nil when a run failed.
+func interleaved(runs int, steps []func() error) [][]time.Duration {
+	out := make([][]time.Duration, len(steps))
+	for range runs {
+		for i, f := range steps {
+			start := time.Now()
+			if err := f(); err != nil {
+				return nil
+			}
+			out[i] = append(out[i], time.Since(start))
+		}
+	}
+	return out
+}
+
+// readFileBeside times read_file of a 4 KiB file, sequential, for bin and
+// base in interleaved rounds, in the workspace a desktop user opens most:
+// their home, its credential stores (.ssh, .aws) inside it and on the deny
+// list, which the file tools check on every path (issue 23: within 10%).
+func readFileBeside(bin, base string, rounds int) {
+	home, err := os.MkdirTemp("", "bench-home-")
+	if err == nil {
+		defer os.RemoveAll(home)
+		home, err = filepath.EvalSymlinks(home)
+	}
+	for _, f := range []string{".ssh/id_ed25519", ".aws/credentials", "src/read4k.txt"} {
+		if err == nil {
+			err = os.MkdirAll(filepath.Join(home, filepath.Dir(f)), 0o700)
+		}
+		if err == nil {
+			err = os.WriteFile(filepath.Join(home, f), []byte(strings.Repeat("a line of text, 64 bytes long, as source files often have....\n", 64)), 0o600)
+		}
+	}
+	if err != nil {
+		fmt.Printf("\nread_file 4 KiB: MISS (%v)\n", err)
+		return
+	}
+	args := map[string]any{"name": "read_file", "arguments": map[string]any{"path": "src/read4k.txt"}}
+	var samples [2][]time.Duration
+	for range rounds {
+		for i, b := range []string{bin, base} {
+			cmd := exec.Command(b, "--quiet-ready", "--log-level", "error", "--cwd", home)
+			cmd.Dir, cmd.Env = home, append(os.Environ(), "HOME="+home)
+			p, err := benchkit.Start(cmd)
+			if err == nil {
+				_, err = p.RoundTrips(200, "tool.invoke", args) // warm up
+			}
+			var d []time.Duration
+			if err == nil {
+				d, err = p.RoundTrips(1000, "tool.invoke", args)
+			}
+			if p != nil {
+				p.Close()
+			}
+			if err != nil {
+				fmt.Printf("\nread_file 4 KiB: MISS (%s: %v)\n", b, err)
+				return
+			}
+			samples[i] = append(samples[i], d...)
+		}
+	}
+	o, b := benchkit.Percentile(samples[0], 50), benchkit.Percentile(samples[1], 50)
+	ratio := float64(o) / float64(b)
+	fmt.Printf("\nread_file of 4 KiB in a home workspace, sequential p50 (%d rounds × 1000, interleaved): %.1f µs, before (BASE_BIN) %.1f µs, %.2f×; target within 10%%: %s\n",
+		rounds, float64(o)/1e3, float64(b)/1e3, ratio, benchkit.Verdict(ratio <= 1.10))
 }
 
 // row prints one figure; a non-zero target is checked against the overhead

@@ -2,8 +2,11 @@
 # bash and the sandbox: per-backend overhead of a `bash` call of `true`
 # through the sidecar against bare `bash -c true` (median of 50), beside the
 # reference sandboxes running the same command, and the capture path's
-# throughput on 100 MB of output. Prints MISS (with the reason) where a
-# figure or a reference cannot be had; never fails the build.
+# throughput on 100 MB of output. BASE_BIN=another build runs beside it,
+# interleaved call by call, plus read_file of 4 KiB in a home workspace
+# (the deny check) for both (issue 23's before/after). Prints MISS (with
+# the reason) where a figure or a reference cannot be had; never fails the
+# build.
 set -uo pipefail
 echo "## bash and the sandbox (bench/sections/40-bash.sh)"
 npm_dir="$BENCH_CACHE/npm"

@@ -97,7 +97,7 @@ func (a *app) probeSandbox() {
 		a.runCode.Start() // finding python3 runs it in the sandbox
 	}
 	go func() {
-		for _, note := range sb.ExposedBinaries() {
+		for _, note := range append(sb.ExposedBinaries(), sb.UntrustedPrograms()...) {
 			a.log.Warn().Msg(note)
 		}
 		check := sandboxCheck(sb)

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 )
 
 // Bwrap confines the child with bubblewrap: a mount namespace whose root is
@@ -43,39 +44,41 @@ var trustedBwrapDirs = []string{"/usr/bin", "/bin", "/usr/local/bin"}
 const unprivilegedID = 1000
 
 // NewBwrap finds bwrap: override (STEERABLE_BWRAP_PATH) when set, else the
-// first of trustedBwrapDirs that has it.
-func NewBwrap(override string) Bwrap {
+// first of trustedBwrapDirs that has it; either must be a trusted program
+// (trusted.go).
+func NewBwrap(override string) Bwrap { return newBwrapIn(override, nil) }
+
+// newBwrapIn is NewBwrap for a session whose writable roots are roots:
+// bwrap runs with the sidecar's rights, so one in a root is refused.
+func newBwrapIn(override string, roots []string) Bwrap {
 	b := Bwrap{Root: os.Geteuid() == 0, masks: &maskCache{}, tmpSize: &tmpSize{}}
 	if override != "" {
-		if err := executable(override); err != nil {
+		path, err := CheckTrusted(override, roots)
+		if err != nil {
 			b.missing = fmt.Sprintf("STEERABLE_BWRAP_PATH=%s: %v", override, err)
 			return b
 		}
-		b.Path = override
+		b.Path = path
 		return b
 	}
+	var why []string
 	for _, dir := range trustedBwrapDirs {
-		if p := filepath.Join(dir, "bwrap"); executable(p) == nil {
-			b.Path = p
+		p := filepath.Join(dir, "bwrap")
+		if _, err := os.Lstat(p); err != nil {
+			continue
+		}
+		path, err := CheckTrusted(p, roots)
+		if err == nil {
+			b.Path = path
 			return b
 		}
+		why = append(why, err.Error())
 	}
 	b.missing = "bwrap is not installed in /usr/bin, /bin or /usr/local/bin (apt-get install bubblewrap, or set STEERABLE_BWRAP_PATH)"
+	if len(why) > 0 {
+		b.missing = "no trusted bwrap: " + strings.Join(why, "; ")
+	}
 	return b
-}
-
-func executable(path string) error {
-	if !filepath.IsAbs(path) {
-		return errors.New("not an absolute path")
-	}
-	fi, err := os.Stat(path)
-	switch {
-	case err != nil:
-		return err
-	case fi.IsDir() || fi.Mode()&0o111 == 0:
-		return errors.New("not an executable file")
-	}
-	return nil
 }
 
 // Name implements Backend.

@@ -74,12 +74,9 @@ func (s *Sandbox) Start(c Command) (*Process, error) {
 	if _, err := s.tmpDir(); err != nil {
 		return nil, err
 	}
-	path := c.Argv[0]
-	if !filepath.IsAbs(path) {
-		var err error
-		if path, err = exec.LookPath(path); err != nil {
-			return nil, err
-		}
+	path, err := s.resolve(c)
+	if err != nil {
+		return nil, err
 	}
 	env := c.Env
 	if env == nil {
@@ -98,6 +95,21 @@ func (s *Sandbox) Start(c Command) (*Process, error) {
 		return nil, err
 	}
 	return s.launcher.start(la, childIO{Stdin: c.Stdin, Stdout: c.Stdout, Stderr: c.Stderr, ExtraFiles: c.ExtraFiles, TTY: c.TTY}, p.Limits)
+}
+
+// resolve finds c's program: as given when absolute; on PATH for a
+// confined child (the model's command may run what the workspace holds);
+// only a trusted program (trusted.go) for an unconfined one, which runs
+// with the sidecar's rights.
+func (s *Sandbox) resolve(c Command) (string, error) {
+	path := c.Argv[0]
+	switch {
+	case filepath.IsAbs(path):
+		return path, nil
+	case c.Unconfined:
+		return s.trusted(path)
+	}
+	return exec.LookPath(path)
 }
 
 // backendFor is the backend that confines c: none for an inherited

@@ -177,6 +177,20 @@
 // SIGKILLed sidecar — its temp dir, its cgroups — carry its owner tag and
 // are removed by the next start once their owner is provably gone.
 //
+// # Programs the sidecar runs itself
+//
+// What the sidecar runs outside any sandbox — bwrap, the launcher's mode
+// probe (true), the backend probe's shell, the bash tool's shell, an
+// unconfined plugin's program named without a path — runs with its
+// rights, as root in a container. PATH may name a directory the model
+// writes (an activated .venv/bin of the workspace, ".", an empty entry),
+// so each such name resolves only to a trusted program (trusted.go): a
+// regular executable file outside every writable root, reached through a
+// directory outside them, owned by root or the sidecar's user, neither it
+// nor its directory group- or world-writable; a PATH entry that fails is
+// skipped and named in Summary (UntrustedPrograms, for the boot log). The
+// model's own commands resolve on PATH normally: they run confined.
+//
 // # What the selection reports beyond the policy
 //
 // A sidecar binary in a writable root (Options.Binaries: the running one,

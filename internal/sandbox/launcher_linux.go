@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"slices"
 	"strconv"
 	"strings"
@@ -359,8 +358,9 @@ func handlesSignal(pid int, sig syscall.Signal) bool {
 	return err != nil || mask&(1<<(uint(sig)-1)) != 0
 }
 
-// probeMode proves that m works here by starting /bin/true with it.
-func (l *launcher) probeMode(m launchMode) error {
+// probeMode proves that m works here by starting truePath (a trusted
+// program: trusted.go) with it. Nothing confines this run.
+func (l *launcher) probeMode(m launchMode, truePath string) error {
 	saved := l.mode
 	l.mode = m
 	defer func() { l.mode = saved }()
@@ -368,10 +368,6 @@ func (l *launcher) probeMode(m launchMode) error {
 		if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); err != nil {
 			return fmt.Errorf("PR_SET_CHILD_SUBREAPER: %w", err)
 		}
-	}
-	truePath, err := exec.LookPath("true")
-	if err != nil {
-		truePath = "/bin/true"
 	}
 	p, err := l.start(Launch{Cmd: Cmd{Path: truePath, Args: []string{"true"}, Dir: "/"}}, childIO{}, Limits{})
 	if err != nil {

@@ -57,7 +57,7 @@ func (l *launcher) startWatchdog() {
 	}
 }
 
-func (l *launcher) probeMode(launchMode) error { return nil }
+func (l *launcher) probeMode(launchMode, string) error { return nil }
 
 func (l *launcher) killOrphans() {}
 

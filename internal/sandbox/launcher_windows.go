@@ -216,7 +216,7 @@ func jobExit(state *os.ProcessState) Exit {
 	return Exit{Code: state.ExitCode()}
 }
 
-func (l *launcher) probeMode(launchMode) error { return nil }
+func (l *launcher) probeMode(launchMode, string) error { return nil }
 
 func (l *launcher) killOrphans() {}
 

@@ -42,3 +42,7 @@ const stillActive = 259
 // ownedByMe is true: the session temp dirs live in the user's own temp
 // directory (%TEMP%), and its ACL already keeps other users' out.
 func ownedByMe(os.FileInfo) bool { return true }
+
+// fileOwner: a Windows file has an owner SID, not a uid; trusted.go checks
+// only where a program lies there.
+func fileOwner(os.FileInfo) (int, bool) { return 0, false }

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -30,7 +29,8 @@ grep -E '^(NoNewPrivs|Seccomp):' /proc/self/status 2>/dev/null
 echo "Uid: $(id -u)"
 exit 0`
 
-// Probe proves that b enforces p here with a real run through l: the child
+// Probe proves that b enforces p here with a real run of shell (a trusted
+// program: Sandbox.probeShell) through l: the child
 // must be able to write in the writable root inside, must not be able to
 // write in a fresh directory outside every root, read a file on the deny
 // list, change a kernel setting (/proc/sys), or, with the network off,
@@ -39,7 +39,7 @@ exit 0`
 // applies. The outside directory is created in the first of scratch that
 // is not below a writable root (when the workspace is / or /tmp there may
 // be none; those checks are then skipped).
-func Probe(ctx context.Context, l *launcher, b Backend, p Policy, inside string, scratch ...string) error {
+func Probe(ctx context.Context, l *launcher, b Backend, p Policy, shell, inside string, scratch ...string) error {
 	ctx, cancel := context.WithTimeout(ctx, probeTimeout)
 	defer cancel()
 	outside, secret := outsideDir(p, scratch)
@@ -47,12 +47,12 @@ func Probe(ctx context.Context, l *launcher, b Backend, p Policy, inside string,
 		defer os.RemoveAll(outside)
 		p.DenyRead = append(p.DenyRead, secret)
 	}
-	shell, port := "/bin/sh", ""
-	if bash, err := exec.LookPath("bash"); err == nil && !p.Network {
+	port := ""
+	if strings.HasPrefix(filepath.Base(shell), "bash") && !p.Network { // /dev/tcp is bash's
 		ln, err := net.Listen("tcp4", "127.0.0.1:0")
 		if err == nil {
 			defer ln.Close()
-			shell, port = bash, strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)
+			port = strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)
 		}
 	}
 	la, err := b.Prepare(Cmd{Path: shell, Args: []string{shell, "-c", probeScript, "probe", inside, outside, port, secret}, Dir: inside,

@@ -131,6 +131,8 @@ type Sandbox struct {
 	closeOnce   sync.Once
 	shell       string // the bash tool's shell (findShell)
 	shellErr    error
+	trustMu     sync.Mutex
+	untrusted   []string // the programs on PATH trusted passed over
 	envMu       sync.Mutex
 	envs        map[EnvPolicy]filteredEnv // Env's results
 }
@@ -171,7 +173,7 @@ func Open(ctx context.Context, opts Options) (*Sandbox, error) {
 	if s.opts.Self.File == nil {
 		s.opts.Self = OpenSelf("steerable-sidecar")
 	}
-	s.shell, s.shellErr = findShell(opts.BashPath)
+	s.shell, s.shellErr = findShell(opts.BashPath, s.trusted)
 	if !opts.DeferProbe {
 		s.StartProbe()
 	}
@@ -213,7 +215,7 @@ func (s *Sandbox) selectBackend(ctx context.Context) {
 		}
 		if err == nil {
 			s.probed = append(s.probed, b)
-			err = Probe(ctx, s.launcher, b, s.policy, tmp, s.opts.TempParent, "/var/tmp", filepath.Dir(s.opts.Workspace))
+			err = Probe(ctx, s.launcher, b, s.policy, s.probeShell(), tmp, s.opts.TempParent, "/var/tmp", filepath.Dir(s.opts.Workspace))
 		}
 		if err == nil {
 			s.backend = b
@@ -246,8 +248,12 @@ func (s *Sandbox) selectMode() {
 	if modes == nil {
 		modes = candidateModes()
 	}
+	truePath, trueErr := s.trusted("true")
 	for _, m := range modes {
-		err := s.launcher.probeMode(m)
+		err := trueErr
+		if err == nil {
+			err = s.launcher.probeMode(m, truePath)
+		}
 		if err == nil {
 			s.launcher.mode = m
 			return
@@ -272,7 +278,7 @@ func (s *Sandbox) Selected() <-chan struct{} { return s.selected }
 func (s *Sandbox) candidates() []Backend {
 	all := s.opts.Backends
 	if all == nil {
-		all = []Backend{NewBwrap(s.opts.BwrapPath), NewLandlock(s.opts.Self), NewSeatbelt()}
+		all = []Backend{newBwrapIn(s.opts.BwrapPath, s.trustRoots()), NewLandlock(s.opts.Self), NewSeatbelt()}
 	}
 	var out []Backend
 	for _, b := range all {

@@ -33,6 +33,7 @@ func (s *Sandbox) Summary() string {
 	}
 	parts = append(parts, s.opts.Notes...)
 	parts = append(parts, s.exposed...)
+	parts = append(parts, s.untrustedNotes()...)
 	parts = append(parts, s.deny.notes...)
 	if note := s.landlockNote(); note != "" {
 		parts = append(parts, note)

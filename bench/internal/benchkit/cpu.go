@@ -1,4 +1,4 @@
-package main
+package benchkit
 
 import (
 	"fmt"
@@ -12,23 +12,30 @@ import (
 // Linux this runs on.
 const clockTick = 10 * time.Millisecond
 
-// cpuTime is the user+system CPU time process pid has used so far. Divided
-// by the calls in between, it is a figure the machine's load (shared here)
-// bends far less than a rate.
-func cpuTime(pid int) (time.Duration, error) {
+// CPUTime is the user+system CPU time process pid has used so far; with
+// children, plus that of its children it has waited for (and, through
+// them, their reaped descendants: a sidecar's whole command trees).
+// Divided by the calls in between, it is a figure the machine's load
+// (shared here) bends far less than a rate or a wall time.
+func CPUTime(pid int, children bool) (time.Duration, error) {
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
 	if err != nil {
 		return 0, err
 	}
 	// The command name, field 2, is in parentheses and may hold spaces:
-	// utime and stime are fields 14 and 15, the 12th and 13th after it.
+	// utime, stime, cutime and cstime are fields 14 to 17, the 12th to
+	// 15th after it.
 	i := strings.LastIndexByte(string(b), ')')
 	f := strings.Fields(string(b[i+1:]))
-	if i < 0 || len(f) < 13 {
+	if i < 0 || len(f) < 15 {
 		return 0, fmt.Errorf("/proc/%d/stat: unexpected format", pid)
 	}
+	fields := f[11:13]
+	if children {
+		fields = f[11:15]
+	}
 	var ticks int64
-	for _, s := range f[11:13] {
+	for _, s := range fields {
 		n, err := strconv.ParseInt(s, 10, 64)
 		if err != nil {
 			return 0, fmt.Errorf("/proc/%d/stat: %w", pid, err)
