@@ -50,7 +50,7 @@ run: build
 
 ## test: vet, every test under the race detector (end-to-end scripts included), the host clients' tests, the host examples
 test: vet
-	$(GO) test -race -count=1 ./...
+	$(GO) test -race -count=1 -timeout 25m ./...
 	$(MAKE) --no-print-directory test-clients
 	$(MAKE) --no-print-directory examples
 
@@ -73,9 +73,9 @@ vet:
 	if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
 
-## lint: vet plus a check that every variable is documented in the README
+## lint: vet plus a check that every variable is documented (docs/configuration.md) and every docs link resolves
 lint: vet
-	$(GO) test -count=1 -run 'TestREADME' ./cmd/steerable-sidecar/
+	$(GO) test -count=1 -run 'TestREADME|TestDocs' ./cmd/steerable-sidecar/
 
 ## fuzz: a short run of every fuzz target (FUZZTIME each)
 fuzz:

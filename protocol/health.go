@@ -18,7 +18,12 @@ type Health struct {
 	// DroppedLogLines counts log lines lost because the host did not drain
 	// stderr (SPEC §1: logging never blocks the request path).
 	DroppedLogLines uint64 `json:"droppedLogLines"`
-	Checks          Checks `json:"checks"`
+	// OutputQueueBytes is how much is queued for stdout, not yet read by
+	// the host; DroppedNotifications counts the progress notifications
+	// dropped because the queue was full.
+	OutputQueueBytes     uint64 `json:"outputQueueBytes"`
+	DroppedNotifications uint64 `json:"droppedNotifications"`
+	Checks               Checks `json:"checks"`
 }
 
 // Health statuses.
@@ -60,6 +65,10 @@ func (h Health) AppendJSONWithChecks(b, checks []byte) []byte {
 	b = strconv.AppendInt(b, int64(h.LoadedTools), 10)
 	b = append(b, `,"droppedLogLines":`...)
 	b = strconv.AppendUint(b, h.DroppedLogLines, 10)
+	b = append(b, `,"outputQueueBytes":`...)
+	b = strconv.AppendUint(b, h.OutputQueueBytes, 10)
+	b = append(b, `,"droppedNotifications":`...)
+	b = strconv.AppendUint(b, h.DroppedNotifications, 10)
 	b = append(b, `,"checks":`...)
 	b = append(b, checks...)
 	return append(b, '}')

@@ -23,9 +23,20 @@ type SessionListResult struct {
 	Sessions []SessionRecord `json:"sessions"`
 }
 
-// SessionCloseParams are the params of session.close.
+// SessionCloseParams are the params of session.close: SPEC §2 names the
+// session sessionId, as bash_session's results do; id, which this binary
+// took first, is still read.
 type SessionCloseParams struct {
-	ID string `json:"id"`
+	SessionID string `json:"sessionId,omitempty"`
+	ID        string `json:"id,omitempty"` // the earlier name of sessionId
+}
+
+// Session is the session to close: sessionId, else id.
+func (p SessionCloseParams) Session() string {
+	if p.SessionID != "" {
+		return p.SessionID
+	}
+	return p.ID
 }
 
 // SessionCloseResult is the result of session.close: the session as it

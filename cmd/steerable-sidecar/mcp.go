@@ -68,7 +68,7 @@ func mcpCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	m.booting = !fromRoots // the server boots a configured workspace at once
 	srv, err := mcpserver.New(mcpserver.Options{Version: version, Strategy: *strategy, Host: m.host,
 		Open: m.opener(fromRoots), Roots: fromRoots, CheckRoot: checkRoot(cfg),
-		MaxInflight: cfg.MaxInflight, LocalNetwork: cfg.SandboxNetwork, Log: log})
+		MaxInflight: cfg.MaxInflight, LocalNetwork: cfg.SandboxNetwork, Results: cfg.MCPResults, Log: log})
 	if err != nil {
 		fmt.Fprintf(stderr, "steerable-sidecar: %v\n", err)
 		return exitUsage

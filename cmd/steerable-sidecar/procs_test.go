@@ -95,6 +95,8 @@ func scriptCondition(cond string) (bool, error) {
 		return err == nil && abi > 0, nil
 	case "cgroups":
 		return cgroupsWritable(), nil
+	case "race":
+		return raceEnabled, nil
 	}
 	return false, fmt.Errorf("unknown condition %q", cond)
 }

@@ -15,11 +15,12 @@ import (
 	"steerable.dev/sidecar/protocol"
 )
 
-// TestREADMEListsEveryVariable keeps the README's configuration table in
-// step with the Config struct tags: every variable appears in one row with
-// its default and allowed values. On failure it prints the expected rows.
+// TestREADMEListsEveryVariable keeps the configuration reference the README
+// links (docs/configuration.md) in step with the Config struct tags: every
+// variable appears in one row with its default and allowed values. On
+// failure it prints the expected rows.
 func TestREADMEListsEveryVariable(t *testing.T) {
-	b, err := os.ReadFile("../../README.md")
+	b, err := os.ReadFile("../../docs/configuration.md")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -31,7 +32,7 @@ func TestREADMEListsEveryVariable(t *testing.T) {
 		}
 	}
 	if len(missing) > 0 {
-		t.Errorf("README.md lacks these configuration rows (or they differ):\n%s", strings.Join(missing, "\n"))
+		t.Errorf("docs/configuration.md lacks these configuration rows (or they differ):\n%s", strings.Join(missing, "\n"))
 	}
 }
 

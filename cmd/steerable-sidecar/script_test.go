@@ -16,6 +16,7 @@ import (
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
 		"steerable-sidecar": func() {
+			plantSessionKey()
 			extraTools = func(d tools.Deps) []tools.Tool { return append(scriptTestTools(d), mcpTestTools(d)...) }
 			filesFault = scriptFilesFault(os.Getenv("SIDECAR_TEST_KILL_AT"))
 			compiledPlugins = scriptCompiledPlugins()

@@ -41,7 +41,7 @@ func serveCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	srv, err := rpc.NewServer(rpc.Options{
 		Version: version, Framing: *framing,
-		MaxFrameBytes: int(a.cfg.MaxFrameBytes), MaxInflight: a.cfg.MaxInflight,
+		MaxFrameBytes: int(a.cfg.MaxFrameBytes), MaxOutputQueueBytes: int(a.cfg.MaxOutputQueueBytes), MaxInflight: a.cfg.MaxInflight,
 		ShutdownGrace: time.Duration(a.cfg.ShutdownGraceMs) * time.Millisecond,
 		QuietReady:    *quiet, Logs: a.logs, Log: a.log,
 	}, rpc.Services{

@@ -8,7 +8,6 @@ package main
 //	sendfile FILE             write FILE's content (one line, its newline trimmed) as a frame
 //	rapid-polls N ID SESSION  send N write_stdin polls of SESSION at once (ids ID, ID+1, …),
 //	                          await every reply and require each to be a success
-//	rss-below MB              the sidecar's peak resident memory (VmHWM) is below MB MiB
 
 import (
 	"bufio"
@@ -34,7 +33,7 @@ func TestSessionScripts(t *testing.T) {
 			}
 			cmds := maps.Clone(sessionCmds)
 			maps.Copy(cmds, map[string]func(*testscript.TestScript, bool, []string){
-				"setid": cmdSetID, "sendfile": cmdSendFile, "rapid-polls": cmdRapidPolls, "rss-below": cmdRSSBelow,
+				"setid": cmdSetID, "sendfile": cmdSendFile, "rapid-polls": cmdRapidPolls,
 			})
 			testscript.Run(t, testscript.Params{
 				Dir: "testdata/session",

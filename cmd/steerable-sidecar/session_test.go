@@ -60,6 +60,10 @@ type session struct {
 	frames  []map[string]json.RawMessage // stdout frames not yet consumed
 	stderr  strings.Builder
 	bad     []string // stdout lines that were not JSON-RPC frames
+
+	stdoutGate chan struct{} // non-nil: stdout is not read until it is closed (start-stalled)
+	openStdout func()        // closes stdoutGate once
+	flood      *flood        // the last flood's writer (flood_test.go)
 }
 
 func setupSession(env *testscript.Env) error {
@@ -116,6 +120,9 @@ var sessionCmds = map[string]func(ts *testscript.TestScript, neg bool, args []st
 	"media":                   cmdMedia,
 	"image-block":             cmdImageBlock,
 	"block-file":              cmdBlockFile,
+	"flood":                   cmdFlood,
+	"flood-wait":              cmdFloodWait,
+	"rss-below":               cmdRSSBelow,
 }
 
 func sess(ts *testscript.TestScript) *session { return ts.Value(sessionKey{}).(*session) }
@@ -132,6 +139,10 @@ func cmdSidecar(ts *testscript.TestScript, neg bool, args []string) {
 		s.start(ts, args[1:], stderrUnread)
 	case "start-closed":
 		s.start(ts, args[1:], stderrClosed)
+	case "start-stalled": // stdout unread until `sidecar read-stdout`
+		s.startStalled(ts, args[1:])
+	case "read-stdout":
+		s.openStdout()
 	case "close":
 		s.stdin.Close()
 	case "signal":
@@ -203,6 +214,7 @@ const (
 
 // start starts the sidecar with its stderr handled as mode says.
 func (s *session) start(ts *testscript.TestScript, args []string, mode stderrMode) {
+	s.stdoutGate = nil
 	from := s.spawn(ts, ts.Getenv("WORK"), args, mode)
 	s.next(ts, func(f map[string]json.RawMessage) bool { return methodOf(f) == "lifecycle.ready" && f["id"] == nil })
 	if mode == stderrRead && !slices.Contains(args, "--quiet-ready") {
@@ -314,6 +326,9 @@ func lookPath(ts *testscript.TestScript, pathList string) string {
 }
 
 func (s *session) readFrames(r io.Reader) {
+	if s.stdoutGate != nil {
+		<-s.stdoutGate
+	}
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 1<<20), 256<<20)
 	for sc.Scan() {

@@ -18,8 +18,10 @@ func scriptTestTools(d tools.Deps) []tools.Tool {
 		Ms int `json:"ms"`
 	}
 	type reverseArgs struct {
-		Method string          `json:"method"`
-		Params json.RawMessage `json:"params"`
+		Method    string          `json:"method"`
+		Params    json.RawMessage `json:"params"`
+		DelayMs   int             `json:"delayMs"`   // sleep first
+		TimeoutMs int             `json:"timeoutMs"` // the call's context ends after it
 	}
 	obj := json.RawMessage(`{"type":"object"}`)
 	return []tools.Tool{
@@ -35,6 +37,12 @@ func scriptTestTools(d tools.Deps) []tools.Tool {
 			}),
 		tools.New(protocol.ToolDescriptor{Name: "test_reverse", Description: "make a reverse call", Mode: protocol.ModeRead, Parameters: obj},
 			func(ctx context.Context, _ tools.Call, a reverseArgs) protocol.ToolResult {
+				time.Sleep(time.Duration(a.DelayMs) * time.Millisecond)
+				if a.TimeoutMs > 0 {
+					var cancel context.CancelFunc
+					ctx, cancel = context.WithTimeout(ctx, time.Duration(a.TimeoutMs)*time.Millisecond)
+					defer cancel()
+				}
 				var out map[string]any
 				if err := d.Host.Call(ctx, a.Method, a.Params, &out); err != nil {
 					return tools.Followup("reverse call failed: %v", err)

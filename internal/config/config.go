@@ -8,12 +8,14 @@ import (
 // Config is every setting of one sidecar process.
 type Config struct {
 	// Core protocol and lifecycle.
-	Workspace        Path   `env:"STEERABLE_WORKSPACE" feature:"core" help:"workspace root; paths resolve against it (default: --cwd, else the process cwd)"`
-	WorkspaceConfine bool   `env:"STEERABLE_WORKSPACE_CONFINE" envDefault:"true" security:"true" feature:"files" help:"refuse paths that resolve outside the workspace (0 turns confinement off)"`
-	MaxFrameBytes    Bytes  `env:"STEERABLE_MAX_FRAME_BYTES" envDefault:"16777216" range:"1024..1073741824" feature:"core" help:"largest incoming frame; a longer line is discarded and answered -32600"`
-	MaxInflight      int    `env:"STEERABLE_MAX_INFLIGHT" envDefault:"64" range:"1..4096" feature:"core" help:"tool calls running at once; as many again queue, then -32003 busy"`
-	ShutdownGraceMs  Millis `env:"STEERABLE_SHUTDOWN_GRACE_MS" envDefault:"5000" range:"0..600000" feature:"core" help:"how long system.shutdown and EOF let in-flight calls finish before cancelling them"`
-	Approvals        string `env:"STEERABLE_APPROVALS" envDefault:"off" oneof:"off|host" security:"true" feature:"core" help:"host: ask the host (approval.request) before local/destructive tools run without consentGranted"`
+	Workspace        Path `env:"STEERABLE_WORKSPACE" feature:"core" help:"workspace root; paths resolve against it (default: --cwd, else the process cwd)"`
+	WorkspaceConfine bool `env:"STEERABLE_WORKSPACE_CONFINE" envDefault:"true" security:"true" feature:"files" help:"refuse paths that resolve outside the workspace (0 turns confinement off)"`
+	// MaxFrameBytes is derived when unset (FrameLimit).
+	MaxFrameBytes       Bytes  `env:"STEERABLE_MAX_FRAME_BYTES" range:"0..1073741824" feature:"core" help:"largest incoming frame; a longer one is discarded and answered -32600 with its own id (default, and 0: 6 × STEERABLE_FILE_MAX_BYTES + 1 MiB, so a write_file of the largest file fits however its content escapes in JSON; set lower, this limit binds first)"`
+	MaxOutputQueueBytes Bytes  `env:"STEERABLE_MAX_OUTPUT_QUEUE_BYTES" envDefault:"8388608" range:"1048576..1073741824" feature:"core" help:"frames queued for a host that does not read stdout; beyond it replies wait, reverse calls and notifications wait as long as their context, progress notifications are dropped (system.ping counts them)"`
+	MaxInflight         int    `env:"STEERABLE_MAX_INFLIGHT" envDefault:"64" range:"1..4096" feature:"core" help:"tool calls running at once; as many again queue, then -32003 busy"`
+	ShutdownGraceMs     Millis `env:"STEERABLE_SHUTDOWN_GRACE_MS" envDefault:"5000" range:"0..600000" feature:"core" help:"how long system.shutdown and EOF let in-flight calls finish before cancelling them"`
+	Approvals           string `env:"STEERABLE_APPROVALS" envDefault:"off" oneof:"off|host" security:"true" feature:"core" help:"host: ask the host (approval.request) before local/destructive tools run without consentGranted"`
 
 	// File tools.
 	RequireReadBeforeWrite bool  `env:"STEERABLE_REQUIRE_READ_BEFORE_WRITE" envDefault:"true" security:"true" feature:"files" help:"hard gate: refuse to overwrite an existing file this session never read (0 opts out)"`
@@ -43,7 +45,7 @@ type Config struct {
 	// Sandbox policy: deny-read, sockets, environment, per-call limits.
 	SandboxUnixSockets bool     `env:"STEERABLE_SANDBOX_UNIX_SOCKETS" envDefault:"false" security:"true" feature:"sandbox" help:"with the network off, still let sandboxed commands create UNIX sockets (a local agent socket)"`
 	SandboxDenyRead    PathList `env:"STEERABLE_SANDBOX_DENY_READ" security:"true" feature:"sandbox" help:"paths (a wildcard only in the last component) no tool reads, commands and file tools alike, besides the default credential stores"`
-	SandboxAllowRead   PathList `env:"STEERABLE_SANDBOX_ALLOW_READ" security:"true" feature:"sandbox" help:"paths whose deny-list entries (those equal to or inside one) are lifted, as listed in the README (e.g. ~/.npmrc)"`
+	SandboxAllowRead   PathList `env:"STEERABLE_SANDBOX_ALLOW_READ" security:"true" feature:"sandbox" help:"paths whose deny-list entries (those equal to or inside one) are lifted; docs/tools.md lists the entries (e.g. ~/.npmrc)"`
 	SandboxEnv         string   `env:"STEERABLE_SANDBOX_ENV" envDefault:"inherit" oneof:"inherit|core" security:"true" feature:"sandbox" help:"inherit: the sidecar's environment minus credentials; core: only PATH, HOME, USER, LANG, LC_*, TERM, TMPDIR, SHELL"`
 	SandboxEnvPass     List     `env:"STEERABLE_SANDBOX_ENV_PASS" security:"true" feature:"sandbox" help:"variable names every sandboxed command gets, whatever STEERABLE_SANDBOX_ENV and the scrubbing say"`
 	SandboxMaxProcs    int      `env:"STEERABLE_SANDBOX_MAX_PROCS" envDefault:"512" range:"0..1048576" security:"true" feature:"sandbox" help:"processes (and threads) one sandboxed call may run at once (0 = no limit)"`
@@ -81,6 +83,7 @@ type Config struct {
 
 	// MCP server mode (steerable-sidecar mcp).
 	MCPStrategy string `env:"STEERABLE_MCP_STRATEGY" envDefault:"full" oneof:"full|minimal|progressive" feature:"mcp" help:"tools/list strategy of steerable-sidecar mcp (--strategy wins)"`
+	MCPResults  string `env:"STEERABLE_MCP_RESULTS" envDefault:"json" oneof:"model|json" feature:"mcp" help:"tool results of steerable-sidecar mcp: model (a built-in tool's text form: file text, grep lines, the diff; metadata in structuredContent) or json (structuredContent and its JSON text)"`
 }
 
 // Web holds the web tools' bounds, policy and provider (tools-spec "Web

@@ -15,13 +15,13 @@ func TestDefaults(t *testing.T) {
 		t.Fatalf("problems with an empty environment: %v", problems)
 	}
 	want := Config{
-		WorkspaceConfine: true, MaxFrameBytes: 16 << 20, MaxInflight: 64, ShutdownGraceMs: 5000,
+		WorkspaceConfine: true, MaxFrameBytes: 6*64<<20 + 1<<20, MaxOutputQueueBytes: 8 << 20, MaxInflight: 64, ShutdownGraceMs: 5000,
 		Approvals: "off", RequireReadBeforeWrite: true, FileMaxBytes: 64 << 20, Checkpoints: true, CheckpointMaxMB: 512, ImageMaxEdge: 1568, ImageMaxBytes: 3932160, Sandbox: "auto",
 		SearchIgnore:     []string{".git/", "node_modules/", "__pycache__/", ".venv/", "venv/", "dist/", "build/", "target/"},
 		BashMaxTimeoutMs: 600000, BashMaxOutputBytes: 1 << 20, RunCodeTimeoutMs: 60000, RunCodeMaxCalls: 32, RunCodeMaxResult: 1 << 20,
 		PluginStartTimeoutMs: 20000, PluginCallTimeoutMs: 120000, PluginMaxOutputBytes: 1 << 20,
 		PluginMaxMessageBytes: 16 << 20, PluginMaxTools: 2000,
-		SandboxEnv: "inherit", SandboxMaxProcs: 512, SandboxMaxMemoryMB: 4096, SandboxTmpMB: 1024, MCPStrategy: "full",
+		SandboxEnv: "inherit", SandboxMaxProcs: 512, SandboxMaxMemoryMB: 4096, SandboxTmpMB: 1024, MCPStrategy: "full", MCPResults: "json",
 		SessionBufferBytes: 1 << 20, MaxSessions: 8, SessionIdleMs: 30 * 60 * 1000,
 		Web: Web{
 			FetchTimeoutMs: 30000, FetchMaxBytes: 1000000, FetchMaxRedirects: 5,
@@ -195,7 +195,7 @@ func TestParseEdges(t *testing.T) {
 		{"empty without default stays empty", map[string]string{"STEERABLE_BASH_PATH": ""}, func(c Config) bool { return c.BashPath == "" }, ""},
 		{"bool spellings", map[string]string{"STEERABLE_SANDBOX_NETWORK": "t", "STEERABLE_WORKSPACE_CONFINE": "FALSE"}, func(c Config) bool { return c.SandboxNetwork && !c.WorkspaceConfine }, ""},
 		{"int beyond 32 bits", map[string]string{"STEERABLE_MAX_INFLIGHT": "4294967296"}, func(c Config) bool { return c.MaxInflight == 64 }, "STEERABLE_MAX_INFLIGHT"},
-		{"size beyond its range", map[string]string{"STEERABLE_MAX_FRAME_BYTES": "4294967296"}, func(c Config) bool { return c.MaxFrameBytes == 16<<20 }, "STEERABLE_MAX_FRAME_BYTES"},
+		{"size beyond its range", map[string]string{"STEERABLE_MAX_FRAME_BYTES": "4294967296"}, func(c Config) bool { return c.MaxFrameBytes == 6*64<<20+1<<20 }, "STEERABLE_MAX_FRAME_BYTES"},
 		{"int with a sign and spaces", map[string]string{"STEERABLE_MAX_INFLIGHT": " 8"}, func(c Config) bool { return c.MaxInflight == 64 }, "STEERABLE_MAX_INFLIGHT"},
 		{"size at its ceiling", map[string]string{"STEERABLE_FILE_MAX_BYTES": "1073741824"}, func(c Config) bool { return c.FileMaxBytes == 1<<30 }, ""},
 		{"size with a unit", map[string]string{"STEERABLE_FILE_MAX_BYTES": "1GiB", "STEERABLE_SANDBOX_MAX_MEMORY_MB": "2GiB"}, func(c Config) bool { return c.FileMaxBytes == 1<<30 && c.SandboxMaxMemoryMB == 2048 }, ""},
@@ -302,4 +302,22 @@ func FuzzEachTag(f *testing.F) {
 			}
 		})
 	})
+}
+
+func TestFrameLimitFitsTheLargestWrite(t *testing.T) {
+	tests := []struct {
+		env  map[string]string
+		want Bytes
+	}{
+		{nil, 6*64<<20 + 1<<20},
+		{map[string]string{"STEERABLE_FILE_MAX_BYTES": "1MiB"}, 7 << 20},
+		{map[string]string{"STEERABLE_MAX_FRAME_BYTES": "0", "STEERABLE_FILE_MAX_BYTES": "1MiB"}, 7 << 20},
+		{map[string]string{"STEERABLE_MAX_FRAME_BYTES": "16MiB"}, 16 << 20}, // set: it binds
+	}
+	for _, tt := range tests {
+		cfg, problems := Load(tt.env)
+		if len(problems) > 0 || cfg.MaxFrameBytes != tt.want {
+			t.Errorf("Load(%v): frame limit %d (problems %v), want %d", tt.env, cfg.MaxFrameBytes, problems, tt.want)
+		}
+	}
 }

@@ -9,7 +9,7 @@
 // the variable's unit) or choices (oneof:"a|b"), whether it is
 // security-relevant (security), the feature it belongs to, and its help
 // line. github.com/caarlos0/env parses the fields (env, envDefault); Vars
-// reads the other tags into the table that --help and the README print, so
+// reads the other tags into the table that --help and docs/configuration.md print, so
 // the documentation cannot drift from the parser.
 //
 // # Values

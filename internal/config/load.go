@@ -47,6 +47,7 @@ func Load(environ map[string]string) (Config, []Problem) {
 		}
 	}
 	cfg.StateDir = stateDir(cfg.StateDir, e)
+	cfg.MaxFrameBytes = frameLimit(cfg.MaxFrameBytes, cfg.FileMaxBytes)
 	return cfg, append(bad, unknown(environ)...)
 }
 

@@ -70,7 +70,7 @@ func rangeFormat(t reflect.Type) string {
 }
 
 // Meaning is the help line, with the consequence of an invalid value for
-// a security-relevant variable: what --help and the README print.
+// a security-relevant variable: what --help and docs/configuration.md print.
 func (v Var) Meaning() string {
 	if v.Security {
 		return v.Help + "; security-relevant: an invalid value stops the boot"

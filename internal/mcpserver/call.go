@@ -46,6 +46,11 @@ func (s *Server) callTool(ctx context.Context, req *mcp.CallToolRequest) (*mcp.C
 		// model calls a match.
 		s.notifyListChanged(ctx, req.Session)
 	}
+	if s.opts.Results == "model" {
+		if r, ok := modelResult(p.Name, res); ok {
+			return r, nil
+		}
+	}
 	return callResult(res), nil
 }
 

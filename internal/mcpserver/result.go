@@ -45,6 +45,29 @@ func callResult(res protocol.ToolResult) *mcp.CallToolResult {
 	return out
 }
 
+// modelResult is res in the model-first shape (Options.Results "model",
+// issue 30): the tool's text form as the only text block, and
+// structuredContent without the field that text carries. ok is false when
+// the tool has no text form; the caller then sends callResult's shape.
+func modelResult(tool string, res protocol.ToolResult) (*mcp.CallToolResult, bool) {
+	text, moved, ok := modelText(tool, res)
+	if !ok {
+		return nil, false
+	}
+	meta := maps.Clone(res.Data)
+	for _, k := range strings.Split(moved, ",") {
+		delete(meta, k)
+	}
+	out := &mcp.CallToolResult{
+		Content: []mcp.Content{&mcp.TextContent{Text: text}},
+		Meta:    mcp.Meta{resultMetaKey: resultFlags(res)},
+	}
+	if b, err := json.Marshal(meta); err == nil {
+		out.StructuredContent = json.RawMessage(b)
+	}
+	return out, true
+}
+
 // mcpContent maps content blocks one to one: text → text, image → image,
 // document → an embedded resource named by the file's URI.
 func mcpContent(blocks []protocol.ContentBlock, data map[string]any) []mcp.Content {

@@ -57,7 +57,10 @@ type Options struct {
 	// (STEERABLE_SANDBOX_NETWORK): local-mode tools then carry
 	// openWorldHint.
 	LocalNetwork bool
-	Log          zerolog.Logger
+	// Results "model" sends each built-in tool's result as the text the
+	// model reads best (modelText); "" or "json" sends today's shape.
+	Results string
+	Log     zerolog.Logger
 }
 
 // Server is an MCP server for one session (one client, as over stdio): the

@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"steerable.dev/sidecar/internal/wire"
 	"steerable.dev/sidecar/protocol"
 )
 
@@ -52,16 +53,16 @@ func newLimits(maxInflight int) limits {
 // answers it at once (duplicate id, shutting down, busy, or a method the
 // read loop answers itself: onReader). It reports false when it answered
 // busy.
-func (d *dispatcher) admit(msg message, size int) bool {
-	m, known := d.methods[msg.method]
+func (d *dispatcher) admit(msg wire.Message, size int) bool {
+	m, known := d.methods[msg.Method]
 	if known && m.onReader != nil && d.answerOnReader(msg, m) {
 		return true
 	}
 	needsSlot := known && !m.system
 	d.mu.Lock()
-	if _, dup := d.inflight[msg.id.key]; dup {
+	if _, dup := d.inflight[msg.ID.Key]; dup {
 		d.mu.Unlock()
-		d.replyNow(msg, nil, errDuplicateID(msg.id))
+		d.replyNow(msg, nil, errDuplicateID(msg.ID))
 		return true
 	}
 	if d.draining && !m.system {
@@ -77,7 +78,7 @@ func (d *dispatcher) admit(msg message, size int) bool {
 	}
 	for !needsSlot && d.light >= d.limits.light {
 		d.mu.Unlock()
-		d.srv.st.flushQueued() // before a wait: its answers must not wait too
+		d.srv.c.out.Flush() // before a wait: its answers must not wait too
 		d.mu.Lock()
 		if d.light >= d.limits.light {
 			d.lightCap.Wait()
@@ -85,7 +86,7 @@ func (d *dispatcher) admit(msg message, size int) bool {
 	}
 	c := &call{msg: msg, m: m, known: known, size: size}
 	c.ctx, c.cancel = context.WithCancelCause(context.Background())
-	d.inflight[msg.id.key] = c
+	d.inflight[msg.ID.Key] = c
 	if d.active == 0 {
 		d.idle = make(chan struct{})
 	}
@@ -112,12 +113,12 @@ func (d *dispatcher) admit(msg message, size int) bool {
 // answerOnReader answers msg without a worker, a context or a slot, and
 // reports false when m must run the usual way this time. Nothing is
 // admitted, so nothing can cancel it; an id in flight is still refused.
-func (d *dispatcher) answerOnReader(msg message, m method) bool {
+func (d *dispatcher) answerOnReader(msg wire.Message, m method) bool {
 	d.mu.Lock()
-	_, dup := d.inflight[msg.id.key]
+	_, dup := d.inflight[msg.ID.Key]
 	d.mu.Unlock()
 	if dup {
-		d.replyNow(msg, nil, errDuplicateID(msg.id))
+		d.replyNow(msg, nil, errDuplicateID(msg.ID))
 		return true
 	}
 	result, err, ok := d.callOnReader(msg, m)
@@ -127,7 +128,7 @@ func (d *dispatcher) answerOnReader(msg message, m method) bool {
 	return ok
 }
 
-func errDuplicateID(id requestID) error {
+func errDuplicateID(id wire.ID) error {
 	return protocol.Errorf(protocol.CodeInvalidRequest, "request id %s is already in flight; use a new id", id)
 }
 

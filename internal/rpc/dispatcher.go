@@ -13,6 +13,7 @@ import (
 	"github.com/rs/zerolog"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
+	"steerable.dev/sidecar/internal/wire"
 	"steerable.dev/sidecar/protocol"
 )
 
@@ -47,7 +48,7 @@ type dispatcher struct {
 
 // call is one admitted request.
 type call struct {
-	msg    message
+	msg    wire.Message
 	m      method
 	known  bool
 	size   int // frame bytes, counted against the queue's bound
@@ -114,7 +115,7 @@ func (d *dispatcher) serve(c *call) {
 	var err error
 	switch {
 	case !c.known:
-		err = protocol.Errorf(protocol.CodeMethodNotFound, "method not found: %s", c.msg.method).WithData("method", c.msg.method)
+		err = methodNotFound(c.msg.Method)
 	case c.ctx.Err() == nil: // a queued call may have been cancelled before it got a slot
 		result, err = d.call(c.ctx, c.msg, c.m)
 	}
@@ -124,7 +125,7 @@ func (d *dispatcher) serve(c *call) {
 		result, err = nil, stop
 	}
 	d.mu.Lock()
-	delete(d.inflight, c.msg.id.key)
+	delete(d.inflight, c.msg.ID.Key)
 	d.mu.Unlock()
 	d.reply(c.msg, result, err)
 	if err == nil && c.m.afterReply != nil {
@@ -132,11 +133,26 @@ func (d *dispatcher) serve(c *call) {
 	}
 }
 
+// methodNotFound answers a method the table does not have. An MCP client
+// that spawned the sidecar without the mcp subcommand opens with
+// initialize: it is told how to run MCP mode.
+func methodNotFound(method string) error {
+	if method == mcpInitialize {
+		return protocol.Errorf(protocol.CodeMethodNotFound,
+			"method not found: initialize is MCP's handshake, and this is the sidecar's own JSON-RPC protocol (serve mode); for MCP run `steerable-sidecar mcp`").
+			WithData("method", method)
+	}
+	return protocol.Errorf(protocol.CodeMethodNotFound, "method not found: %s", method).WithData("method", method)
+}
+
+// mcpInitialize is the first request of every MCP client.
+const mcpInitialize = "initialize"
+
 // call validates and decodes the params, then runs the handler, turning a
 // panic into -32603.
-func (d *dispatcher) call(ctx context.Context, msg message, m method) (result any, err error) {
+func (d *dispatcher) call(ctx context.Context, msg wire.Message, m method) (result any, err error) {
 	defer d.recoverPanic(msg, &result, &err)
-	p, err := d.params(msg.method, m, msg.params)
+	p, err := d.params(msg.Method, m, msg.Params)
 	if err != nil {
 		return nil, err
 	}
@@ -146,19 +162,19 @@ func (d *dispatcher) call(ctx context.Context, msg message, m method) (result an
 // callOnReader answers msg on the read loop by m.onReader, as call would
 // (params checked, a panic -32603); ok is false when the method must run
 // the usual way this time.
-func (d *dispatcher) callOnReader(msg message, m method) (result any, err error, ok bool) {
+func (d *dispatcher) callOnReader(msg wire.Message, m method) (result any, err error, ok bool) {
 	defer d.recoverPanic(msg, &result, &err)
-	if _, err := d.params(msg.method, m, msg.params); err != nil {
+	if _, err := d.params(msg.Method, m, msg.Params); err != nil {
 		return nil, err, true
 	}
 	result, ok = m.onReader(d.srv)
 	return result, nil, ok
 }
 
-func (d *dispatcher) recoverPanic(msg message, result *any, err *error) {
+func (d *dispatcher) recoverPanic(msg wire.Message, result *any, err *error) {
 	if p := recover(); p != nil {
-		d.log.Error().Str("method", msg.method).Str("panic", fmt.Sprint(p)).Bytes("stack", debug.Stack()).Msg("handler panicked")
-		*result, *err = nil, protocol.Errorf(protocol.CodeInternal, "internal error in %s (a bug, logged by the sidecar)", msg.method)
+		d.log.Error().Str("method", msg.Method).Str("panic", fmt.Sprint(p)).Bytes("stack", debug.Stack()).Msg("handler panicked")
+		*result, *err = nil, protocol.Errorf(protocol.CodeInternal, "internal error in %s (a bug, logged by the sidecar)", msg.Method)
 	}
 }
 
@@ -210,54 +226,54 @@ func isEmptyObject(raw []byte) bool {
 
 // reply writes the response frame of a call a worker ran, marshalled once
 // (reply.go).
-func (d *dispatcher) reply(msg message, result any, err error) {
+func (d *dispatcher) reply(msg wire.Message, result any, err error) {
 	d.answer(msg, result, err, false)
 }
 
 // replyNow answers a request on the read loop (one that is not admitted,
 // or one answered there): the frame goes out with its batch.
-func (d *dispatcher) replyNow(msg message, result any, err error) {
+func (d *dispatcher) replyNow(msg wire.Message, result any, err error) {
 	d.answer(msg, result, err, true)
 }
 
-func (d *dispatcher) answer(msg message, result any, err error, queue bool) {
+func (d *dispatcher) answer(msg wire.Message, result any, err error, queue bool) {
 	buf := getFrameBuf()
 	b := *buf
 	if err == nil {
 		var mErr error
-		if b, mErr = appendResult(b[:0], msg.id.raw, result); mErr != nil {
-			d.log.Error().Err(mErr).Str("method", msg.method).Msg("reply does not marshal")
+		if b, mErr = wire.AppendResult(b[:0], msg.ID.Raw, result); mErr != nil {
+			d.log.Error().Err(mErr).Str("method", msg.Method).Msg("reply does not marshal")
 			err = fmt.Errorf("reply does not marshal: %w", mErr)
 		}
 	}
 	if err != nil {
 		if toWire(err).Code == protocol.CodeInternal {
-			d.log.Error().Err(err).Str("method", msg.method).Msg("internal error")
+			d.log.Error().Err(err).Str("method", msg.Method).Msg("internal error")
 		}
-		b = appendError(b[:0], msg.id.raw, err)
+		b = appendError(b[:0], msg.ID.Raw, err)
 	}
 	if queue {
-		d.srv.st.queueFrame(b)
+		_ = d.srv.c.out.Queue(b)
 	} else {
-		d.srv.st.sendFrame(b)
+		_ = d.srv.c.out.Send(b) // a failed write ends the session (onWriteError)
 	}
 	putFrameBuf(buf, b)
 }
 
 // notification handles the notifications a host may send. Unknown ones are
 // ignored (JSON-RPC never answers a notification).
-func (d *dispatcher) notification(msg message) {
-	if msg.method != protocol.NotificationCancel {
-		d.log.Debug().Str("method", msg.method).Msg("notification ignored")
+func (d *dispatcher) notification(msg wire.Message) {
+	if msg.Method != protocol.NotificationCancel {
+		d.log.Debug().Str("method", msg.Method).Msg("notification ignored")
 		return
 	}
 	var p protocol.CancelParams
-	if msg.params == nil || json.Unmarshal(msg.params, &p) != nil || len(p.ID) == 0 || !json.Valid(p.ID) || !validCancelID(p.ID) {
+	if msg.Params == nil || json.Unmarshal(msg.Params, &p) != nil || len(p.ID) == 0 || !json.Valid(p.ID) || !validCancelID(p.ID) {
 		d.log.Warn().Msg("$/cancelRequest without a valid id ignored")
 		return
 	}
-	id := newID(bytes.TrimSpace(p.ID))
-	if !d.cancel(id.key, errCancelledByHost) {
+	id := wire.NewID(bytes.TrimSpace(p.ID))
+	if !d.cancel(id.Key, errCancelledByHost) {
 		d.log.Debug().Str("id", id.String()).Msg("$/cancelRequest for a request not in flight ignored")
 	}
 }
@@ -265,7 +281,7 @@ func (d *dispatcher) notification(msg message) {
 // validCancelID: a cancel names an id a request can have (not null).
 func validCancelID(raw json.RawMessage) bool {
 	raw = bytes.TrimSpace(raw)
-	return len(raw) > 0 && string(raw) != "null" && validID(raw)
+	return len(raw) > 0 && string(raw) != "null" && wire.ValidID(raw)
 }
 
 // stopAccepting makes every later non-system request fail with -32800.

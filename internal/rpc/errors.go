@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 
+	"steerable.dev/sidecar/internal/wire"
 	"steerable.dev/sidecar/protocol"
 )
 
@@ -37,7 +38,7 @@ func toWire(err error) protocol.WireError {
 
 // fromWire turns a host's error reply into a *protocol.Error, so callers can
 // use errors.Is with the protocol sentinels.
-func fromWire(e *wireError) *protocol.Error {
+func fromWire(e *wire.ErrorObject) *protocol.Error {
 	pe := &protocol.Error{Code: protocol.Code(e.Code), Message: e.Message}
 	if len(e.Data) > 0 {
 		_ = json.Unmarshal(e.Data, &pe.Data)

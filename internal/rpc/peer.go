@@ -12,6 +12,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"steerable.dev/sidecar/internal/tools"
+	"steerable.dev/sidecar/internal/wire"
 	"steerable.dev/sidecar/protocol"
 )
 
@@ -27,7 +28,7 @@ import (
 // $/cancelRequest, so it can close a dialog nobody waits for.
 type Peer struct {
 	mu       sync.Mutex
-	st       *stream
+	out      *wire.Writer
 	pending  map[string]chan hostReply // by id key
 	gone     chan struct{}
 	goneOnce sync.Once
@@ -47,9 +48,9 @@ func NewPeer(log zerolog.Logger) *Peer {
 	return &Peer{gone: make(chan struct{}), pending: map[string]chan hostReply{}, log: log}
 }
 
-func (p *Peer) bind(st *stream) {
+func (p *Peer) bind(out *wire.Writer) {
 	p.mu.Lock()
-	p.st = st
+	p.out = out
 	p.mu.Unlock()
 }
 
@@ -59,16 +60,16 @@ func (p *Peer) hostGone() {
 	p.goneOnce.Do(func() { close(p.gone) })
 }
 
-func (p *Peer) stream() *stream {
+func (p *Peer) writer() *wire.Writer {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return p.st
+	return p.out
 }
 
 // Call implements tools.Host.
 func (p *Peer) Call(ctx context.Context, method string, params, result any) error {
-	st := p.stream()
-	if st == nil {
+	out := p.writer()
+	if out == nil {
 		return fmt.Errorf("%s: %w", method, tools.ErrHostGone)
 	}
 	select {
@@ -76,24 +77,27 @@ func (p *Peer) Call(ctx context.Context, method string, params, result any) erro
 		return fmt.Errorf("%s: %w (it closed its input)", method, tools.ErrHostGone)
 	default:
 	}
-	id := newID(json.RawMessage(strconv.Quote("srv_" + strconv.FormatUint(p.seq.Add(1), 10))))
-	frame, err := appendRequest(nil, id.raw, method, params)
+	id := wire.StringID("srv_" + strconv.FormatUint(p.seq.Add(1), 10))
+	frame, err := wire.AppendRequest(nil, id.Raw, method, params)
 	if err != nil {
 		return fmt.Errorf("%s: params do not marshal: %w", method, err)
 	}
 	ch := make(chan hostReply, 1)
 	p.mu.Lock()
-	p.pending[id.key] = ch // before the write: the reply may come at once
+	p.pending[id.Key] = ch // before the write: the reply may come at once
 	p.mu.Unlock()
-	defer p.forget(id.key)
-	if err := st.writeFrame(frame); err != nil {
+	defer p.forget(id.Key)
+	if err := out.SendCtx(ctx, frame); err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err() // stdout is full: the host is not reading it
+		}
 		return fmt.Errorf("%s: %w (%v)", method, tools.ErrHostGone, err)
 	}
 	select {
 	case r := <-ch:
 		return decodeReply(method, r, result)
 	case <-ctx.Done():
-		p.cancelRemote(st, id)
+		p.cancelRemote(out, id)
 		return ctx.Err()
 	case <-p.gone:
 		return fmt.Errorf("%s: %w", method, tools.ErrHostGone)
@@ -121,58 +125,68 @@ func decodeReply(method string, r hostReply, result any) error {
 // deliver routes a response frame to the reverse call with its id. A reply
 // nobody waits for — an id never sent, or a call already over — is logged
 // and dropped.
-func (p *Peer) deliver(msg message) {
-	r := hostReply{result: msg.result}
-	if msg.err != nil {
-		r.err = fromWire(msg.err)
+func (p *Peer) deliver(msg wire.Message) {
+	r := hostReply{result: msg.Result}
+	if msg.Error != nil {
+		r.err = fromWire(msg.Error)
 	}
-	p.end(msg.id, r)
+	p.end(msg.ID, r)
 }
 
 // malformed ends the reverse call a malformed reply names: the host failed
 // to answer it.
-func (p *Peer) malformed(msg message, why string) {
-	p.end(msg.id, hostReply{err: fmt.Errorf("the host sent a malformed reply (%s)", why)})
+func (p *Peer) malformed(msg wire.Message, why string) {
+	p.end(msg.ID, hostReply{err: fmt.Errorf("the host sent a malformed reply (%s)", why)})
 }
 
-func (p *Peer) end(id requestID, r hostReply) {
+func (p *Peer) end(id wire.ID, r hostReply) {
 	p.mu.Lock()
-	ch, ok := p.pending[id.key]
-	delete(p.pending, id.key)
+	ch, ok := p.pending[id.Key]
+	delete(p.pending, id.Key)
 	p.mu.Unlock()
 	if ok {
 		ch <- r
 		return
 	}
-	p.log.Warn().RawJSON("id", id.raw).Msg("response matches no pending reverse call (" + p.why(id) + "); ignored")
+	p.log.Warn().RawJSON("id", id.Raw).Msg("response matches no pending reverse call (" + p.why(id) + "); ignored")
 }
 
 // why says why no call waits for id.
-func (p *Peer) why(id requestID) string {
-	if n, err := strconv.ParseUint(strings.TrimPrefix(id.key, "ssrv_"), 10, 64); err == nil && strings.HasPrefix(id.key, "ssrv_") && n >= 1 && n <= p.seq.Load() {
+func (p *Peer) why(id wire.ID) string {
+	if n, err := strconv.ParseUint(strings.TrimPrefix(id.Key, "ssrv_"), 10, 64); err == nil && strings.HasPrefix(id.Key, "ssrv_") && n >= 1 && n <= p.seq.Load() {
 		return "that call is already over"
 	}
 	return "the sidecar never sent that id"
 }
 
-func (p *Peer) cancelRemote(st *stream, id requestID) {
-	frame, _ := appendRequest(nil, nil, protocol.NotificationCancel, protocol.CancelParams{ID: id.raw})
-	if err := st.writeFrame(frame); err != nil {
-		p.log.Debug().Err(err).Msg("could not tell the host a reverse call was abandoned")
+// cancelRemote tells the host a reverse call was abandoned, if stdout has
+// room: the call is over either way.
+func (p *Peer) cancelRemote(out *wire.Writer, id wire.ID) {
+	frame, _ := wire.AppendRequest(nil, nil, protocol.NotificationCancel, protocol.CancelParams{ID: id.Raw})
+	if !out.TrySend(frame) {
+		p.log.Debug().Msg("could not tell the host a reverse call was abandoned: stdout is full or closed")
 	}
 }
 
-// Notify implements tools.Host. Without a host the notification is dropped.
-func (p *Peer) Notify(_ context.Context, method string, params any) error {
-	st := p.stream()
-	if st == nil {
+// Notify implements tools.Host. Without a host the notification is
+// dropped. It waits for room on stdout only as long as ctx; a progress
+// notification does not wait at all: when stdout is full it is dropped and
+// counted (system.ping's droppedNotifications), as the next one supersedes
+// it.
+func (p *Peer) Notify(ctx context.Context, method string, params any) error {
+	out := p.writer()
+	if out == nil {
 		return nil
 	}
-	frame, err := appendRequest(nil, nil, method, params)
+	frame, err := wire.AppendRequest(nil, nil, method, params)
 	if err != nil {
 		return fmt.Errorf("%s: params do not marshal: %w", method, err)
 	}
-	return st.writeFrame(frame)
+	if method == protocol.NotificationProgress {
+		out.TrySend(frame)
+		return nil
+	}
+	return out.SendCtx(ctx, frame)
 }
 
 var _ tools.Host = (*Peer)(nil)

@@ -17,6 +17,7 @@ import (
 	"steerable.dev/sidecar/internal/shellsession"
 	"steerable.dev/sidecar/internal/todo"
 	"steerable.dev/sidecar/internal/tools"
+	"steerable.dev/sidecar/internal/wire"
 	"steerable.dev/sidecar/protocol"
 )
 
@@ -25,11 +26,14 @@ type Options struct {
 	Version       string
 	Framing       string // FramingNewline (default) or FramingContentLength
 	MaxFrameBytes int
-	MaxInflight   int
-	ShutdownGrace time.Duration
-	QuietReady    bool    // skip the __SIDECAR_READY__ stderr line
-	Logs          LogSink // stderr behind Log; nil: no ready line, nothing dropped
-	Log           zerolog.Logger
+	// MaxOutputQueueBytes bounds the frames queued for a host that does not
+	// read stdout (STEERABLE_MAX_OUTPUT_QUEUE_BYTES); 0 is the default.
+	MaxOutputQueueBytes int
+	MaxInflight         int
+	ShutdownGrace       time.Duration
+	QuietReady          bool    // skip the __SIDECAR_READY__ stderr line
+	Logs                LogSink // stderr behind Log; nil: no ready line, nothing dropped
+	Log                 zerolog.Logger
 }
 
 // LogSink is the stderr the logger writes through (logsink.Sink): the ready
@@ -85,7 +89,10 @@ const (
 // before the process exits anyway.
 const (
 	cancelWait = 2 * time.Second
-	finalWrite = 500 * time.Millisecond
+	// DefaultMaxOutputQueueBytes is STEERABLE_MAX_OUTPUT_QUEUE_BYTES's
+	// default.
+	DefaultMaxOutputQueueBytes = 8 << 20
+	finalWrite                 = 500 * time.Millisecond
 )
 
 // Server serves one host over one connection.
@@ -94,7 +101,7 @@ type Server struct {
 	svc     Services
 	peer    *Peer
 	d       *dispatcher
-	st      *stream // set by Serve
+	c       *conn // set by Serve
 	log     zerolog.Logger
 	started time.Time
 	closing atomic.Bool
@@ -130,6 +137,10 @@ func NewServer(opts Options, svc Services, peer *Peer) (*Server, error) {
 		stop: make(chan string, 1), now: make(chan string, 1), readDone: make(chan struct{}),
 		warmed: make(chan struct{}),
 	}
+	if opts.MaxOutputQueueBytes <= 0 {
+		opts.MaxOutputQueueBytes = DefaultMaxOutputQueueBytes
+	}
+	s.opts = opts
 	s.d = newDispatcher(s, newLimits(opts.MaxInflight), opts.Log)
 	return s, nil
 }
@@ -138,22 +149,21 @@ func NewServer(opts Options, svc Services, peer *Peer) (*Server, error) {
 // writes the ready marker and lifecycle.ready first, and lifecycle.shutdown
 // last.
 func (s *Server) Serve(in io.Reader, out io.Writer) string {
-	st := newStream(in, out, s.opts.Framing, s.opts.MaxFrameBytes, s.log)
-	s.st = st
-	st.onWriteError = func(err error) {
+	c := newConn(in, out, s.opts, s.log, func(err error) {
 		s.log.Warn().Err(err).Msg("writing to stdout failed; the host is gone")
 		s.peer.hostGone()
 		s.ShutdownNow(ReasonEOF)
-	}
-	s.peer.bind(st)
+	})
+	s.c = c
+	s.peer.bind(c.out)
 	s.announceReady()
-	go s.readLoop(st) // after lifecycle.ready: it is always the first frame
+	go s.readLoop(c) // after lifecycle.ready: it is always the first frame
 	go s.warm()
 
 	var reason string
 	select {
 	case reason = <-s.stop:
-		s.drain()
+		s.drain(reason)
 	case reason = <-s.now:
 	}
 	s.closing.Store(true)
@@ -163,7 +173,7 @@ func (s *Server) Serve(in io.Reader, out io.Writer) string {
 		s.log.Warn().Msg("some calls did not return after cancellation")
 	}
 	s.notifyBounded(protocol.NotificationShutdown, protocol.LifecycleShutdownParams{Reason: reason})
-	st.Close()
+	c.Close()
 	select { // closing the input ends the read loop, unless the reader ignores it
 	case <-s.readDone:
 	case <-time.After(finalWrite):
@@ -203,10 +213,15 @@ func (s *Server) warm() {
 const warmDelay = 5 * time.Millisecond
 
 // drain stops accepting work and lets in-flight calls finish within the
-// grace period; a shutdown_now during the drain cuts it short.
-func (s *Server) drain() {
-	s.closing.Store(true)
-	s.d.stopAccepting()
+// grace period; a shutdown_now during the drain cuts it short. At the end
+// of the input nothing more can arrive, and what was read before it is
+// served as if the input were still open (issue 31: `echo '{…ping}' |
+// steerable-sidecar` answers an ordinary ping, not shutting_down).
+func (s *Server) drain(reason string) {
+	if reason != ReasonEOF {
+		s.closing.Store(true)
+		s.d.stopAccepting()
+	}
 	t := time.NewTimer(s.opts.ShutdownGrace)
 	defer t.Stop()
 	select {
@@ -247,18 +262,14 @@ func (s *Server) announceReady() {
 	s.log.Info().Str("status", h.Status).Int("tools", h.LoadedTools).Msg("sidecar ready")
 }
 
-// notifyBounded sends a notification but never waits more than finalWrite:
-// a host that stopped reading must not keep the process alive.
+// notifyBounded sends a notification and waits until it and every frame
+// before it are written, but never more than finalWrite: a host that
+// stopped reading must not keep the process alive.
 func (s *Server) notifyBounded(method string, params any) {
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		_ = s.peer.Notify(context.Background(), method, params)
-	}()
-	select {
-	case <-done:
-	case <-time.After(finalWrite):
-	}
+	ctx, cancel := context.WithTimeout(context.Background(), finalWrite)
+	defer cancel()
+	_ = s.peer.Notify(ctx, method, params)
+	_ = s.c.out.Drain(ctx)
 }
 
 // Health is the answer of system.ping (settle: true) and the ready
@@ -285,12 +296,22 @@ func (s *Server) health(checks protocol.Checks) protocol.Health {
 	if s.closing.Load() {
 		status = protocol.StatusShuttingDown
 	}
+	out := s.outputStats()
 	return protocol.Health{
 		Status: status, Version: s.opts.Version, ProtocolVersion: protocol.ProtocolVersion,
 		UptimeMs: time.Since(s.started).Milliseconds(), PID: s.pid,
 		GoVersion: runtime.Version(), Platform: runtime.GOOS + "/" + runtime.GOARCH,
-		LoadedTools: s.svc.Registry.Len(), DroppedLogLines: s.droppedLogLines(), Checks: checks,
+		LoadedTools: s.svc.Registry.Len(), DroppedLogLines: s.droppedLogLines(),
+		OutputQueueBytes: uint64(out.QueuedBytes), DroppedNotifications: out.Dropped, Checks: checks,
 	}
+}
+
+// outputStats is stdout's queue (zero before Serve).
+func (s *Server) outputStats() wire.Stats {
+	if s.c == nil {
+		return wire.Stats{}
+	}
+	return s.c.out.Stats()
 }
 
 func (s *Server) droppedLogLines() uint64 {

@@ -44,7 +44,9 @@ func TestMalformedFramesAreAnsweredAndSkipped(t *testing.T) {
 		{"neither", `{"jsonrpc":"2.0","id":11}`, "11", protocol.CodeInvalidRequest, "not a request"},
 		{"both", `{"jsonrpc":"2.0","id":12,"method":"x","result":1}`, "12", protocol.CodeInvalidRequest, "not a request"},
 		{"bad response error", `{"jsonrpc":"2.0","id":"srv_9","error":"boom"}`, `"srv_9"`, protocol.CodeInvalidRequest, "error must be an object"},
-		{"oversized", `{"jsonrpc":"2.0","id":13,"method":"system.ping","params":{"pad":"` + strings.Repeat("x", 5000) + `"}}`, "null", protocol.CodeInvalidRequest, "STEERABLE_MAX_FRAME_BYTES (4096 bytes)"},
+		{"oversized", `{"jsonrpc":"2.0","id":13,"method":"system.ping","params":{"pad":"` + strings.Repeat("x", 5000) + `"}}`, "13", protocol.CodeInvalidRequest, "4096-byte frame limit (STEERABLE_MAX_FRAME_BYTES)"},
+		{"oversized, id last", `{"jsonrpc":"2.0","method":"system.ping","params":{"pad":"` + strings.Repeat("x", 5000) + `"},"id":"last"}`, `"last"`, protocol.CodeInvalidRequest, "frame limit"},
+		{"oversized, id unrecoverable", `{"jsonrpc":"2.0","method":"system.ping","params":{"pad":"` + strings.Repeat("x", 5000) + `","id":14}}`, "null", protocol.CodeInvalidRequest, "frame limit"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -350,4 +352,10 @@ func TestReadyIsTheFirstFrame(t *testing.T) {
 		p.ProtocolVersion != protocol.ProtocolVersion || p.ListenInfo.Transport != "stdio" || p.PID == 0 {
 		t.Errorf("first frame = %s", first.raw)
 	}
+}
+
+func TestMCPInitializeGetsTheHint(t *testing.T) {
+	h := startHost(t, hostOpts{})
+	h.call(1, "initialize", `{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"c","version":"1"}}`).
+		wantError(t, protocol.CodeMethodNotFound, "run `steerable-sidecar mcp`")
 }

@@ -29,10 +29,14 @@ func sessionClose(_ context.Context, s *Server, p protocol.SessionCloseParams) (
 	if s.svc.Sessions == nil {
 		return nil, errNoSessions
 	}
-	in, err := s.svc.Sessions.Info(p.ID)
+	id := p.Session()
+	if id == "" {
+		return nil, protocol.Errorf(protocol.CodeInvalidParams, "session.close needs sessionId: the session to end, as bash_session's result names it (session.list lists them)")
+	}
+	in, err := s.svc.Sessions.Info(id)
 	if err == nil {
 		var res shellsession.Result
-		res, err = s.svc.Sessions.End(p.ID, "was closed by the host (session.close)", 1000)
+		res, err = s.svc.Sessions.End(id, "was closed by the host (session.close)", 1000)
 		in.Exited, in.ExitCode = res.Exited, res.ExitCode
 	}
 	var unknown *shellsession.UnknownError

@@ -92,7 +92,7 @@ func (b Bwrap) Available() error {
 	return nil
 }
 
-// Prepare implements Backend. The socket filter reaches bwrap on the
+// Prepare implements Backend. The seccomp filter reaches bwrap on the
 // descriptor after the caller's.
 func (b Bwrap) Prepare(cmd Cmd, p Policy) (Launch, error) {
 	if err := b.Available(); err != nil {
@@ -101,7 +101,7 @@ func (b Bwrap) Prepare(cmd Cmd, p Policy) (Launch, error) {
 	p = p.normalized()
 	var files []*os.File
 	seccompFD := -1
-	if prog := socketFilterBytes(p.UnixSockets); p.socketsDenied() && prog != nil {
+	if prog := commandFilterBytes(p); prog != nil {
 		f, err := dataPipe(prog)
 		if err != nil {
 			return Launch{}, fmt.Errorf("passing the seccomp filter to bwrap: %w", err)
@@ -187,7 +187,7 @@ func dataPipe(data []byte) (*os.File, error) {
 }
 
 // Enforcement implements Backend: the read-only root, the masks, the bind
-// mounts, the empty network namespace and the socket filter cover the whole
+// mounts, the empty network namespace and the seccomp filter cover the whole
 // policy (the filter exists for amd64 and arm64).
 func (Bwrap) Enforcement(p Policy) Enforcement {
 	if p.socketsDenied() && !seccompSupported {

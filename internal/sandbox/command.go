@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 )
 
 // Command is one child to run confined: by Sandbox.Run (bash: captured
@@ -88,6 +89,9 @@ func (s *Sandbox) Start(c Command) (*Process, error) {
 	if c.Policy != nil {
 		p = c.Policy.normalized()
 	}
+	if c.TTY != nil {
+		p.Terminal = ownTerminal(c.TTY)
+	}
 	la, err := backend.Prepare(Cmd{Path: path, Args: c.Argv, Dir: c.Dir, Env: env, ExtraFiles: len(c.ExtraFiles),
 		SharedNet: s.launcher.emptyNet != nil}, p)
 	if err != nil {
@@ -110,4 +114,14 @@ func (s *Sandbox) backendFor(c Command) Backend {
 		return None{}
 	}
 	return s.backend
+}
+
+// ownTerminal is the path of tty, a PTY's follower, when it is one: the
+// terminal its command may open by name (Policy.Terminal).
+func ownTerminal(tty *os.File) string {
+	name := filepath.Clean(tty.Name())
+	if !strings.HasPrefix(name, "/dev/pts/") {
+		return ""
+	}
+	return name
 }

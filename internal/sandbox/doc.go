@@ -27,10 +27,21 @@
 //   - write only below the writable roots — the workspace and the
 //     per-session temp dir — and to /dev/null, /dev/zero, /dev/full and
 //     the child's own terminal;
+//   - open no terminal but its own (Policy.Terminal, /dev/tty): not
+//     another session's pts, the user's terminal emulator's, a console
+//     (terminalDevices). bwrap's fresh /dev has none; Landlock's ruleset
+//     denies /dev/pts, /dev/tty*, /dev/console and /dev/vcs* and grants
+//     the child's own pts and /dev/tty by name. The price under Landlock:
+//     a pty the command opens itself (/dev/ptmx: script, tmux, ssh -t)
+//     has a follower it cannot open by name;
 //   - with the network off (the default): no IP sockets, no new AF_UNIX
 //     sockets (socketpair aside; STEERABLE_SANDBOX_UNIX_SOCKETS=1 allows
 //     them), no io_uring;
 //   - no signals to processes outside the sandbox;
+//   - no kernel keyrings: every child starts in a fresh, empty session
+//     keyring (keyrings_linux.go), and the seccomp filter refuses keyctl,
+//     add_key and request_key (ENOSYS), so neither the sidecar's session
+//     keyring nor the user's or persistent keyring is reachable;
 //   - per-call limits on processes and memory (Limits);
 //   - never uid 0 inside bwrap, and the kernel knobs a root sidecar's
 //     command could write (/proc/sys, the sysrq trigger) read-only;
@@ -84,7 +95,7 @@
 //     Limits.TmpBytes (bwrap's --size, 0.8.0 on: tmpsize.go), minimal
 //     /dev, fresh /proc
 //     with its knobs read-only, PID, IPC, UTS and (network off) empty
-//     network namespaces, the socket filter through --seccomp, every
+//     network namespaces, the seccomp filter through --seccomp, every
 //     capability dropped, and as root an unprivileged uid in a user
 //     namespace. Full. The masks are computed once per deny list and
 //     reused while the directories that decide them are unchanged
@@ -96,7 +107,7 @@
 //     enumerated directory changes; listing stays allowed everywhere),
 //     write below the roots (entry by entry in a root that holds a denied
 //     path), TCP (ABI 4), signals and abstract UNIX
-//     sockets (ABI 6) scoped to the sandbox, plus the socket filter and an
+//     sockets (ABI 6) scoped to the sandbox, plus the seccomp filter and an
 //     empty capability bounding set. The thread mode applies all of it to
 //     the one OS thread that starts the child; the re-exec mode (a fallback
 //     chosen at probe time) to a helper started from the descriptor of the

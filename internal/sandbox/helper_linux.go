@@ -24,7 +24,7 @@ const (
 // target gets the capability bounding set, no_new_privs, the seccomp
 // filter and the Landlock domain). Usage:
 //
-//	__sandbox-exec --abi N [--rw DIR]... [--deny PATH]... [--net] [--unix] -- PATH ARGV0 [ARG]...
+//	__sandbox-exec --abi N [--rw DIR]... [--deny PATH]... [--tty PATH] [--net] [--unix] -- PATH ARGV0 [ARG]...
 //
 // Every step is strict: if any rule cannot be applied the target is not
 // started and the helper exits 126 with the reason on stderr.
@@ -52,6 +52,7 @@ func parseHelperArgs(args []string) (int, Policy, []string, error) {
 	var p Policy
 	fs.Func("rw", "", func(s string) error { p.WritableRoots = append(p.WritableRoots, s); return nil })
 	fs.Func("deny", "", func(s string) error { p.DenyRead = append(p.DenyRead, s); return nil })
+	fs.StringVar(&p.Terminal, "tty", "", "")
 	fs.BoolVar(&p.Network, "net", false, "")
 	fs.BoolVar(&p.UnixSockets, "unix", false, "")
 	if err := fs.Parse(args); err != nil {
@@ -59,7 +60,7 @@ func parseHelperArgs(args []string) (int, Policy, []string, error) {
 	}
 	target := fs.Args()
 	if len(target) < 2 {
-		return 0, p, nil, errors.New("usage: --abi N [--rw DIR]... [--deny PATH]... [--net] [--unix] -- PATH ARGV0 [ARG]...")
+		return 0, p, nil, errors.New("usage: --abi N [--rw DIR]... [--deny PATH]... [--tty PATH] [--net] [--unix] -- PATH ARGV0 [ARG]...")
 	}
 	return *abi, p, target, nil
 }

@@ -87,6 +87,9 @@ func (l Landlock) Prepare(cmd Cmd, p Policy) (Launch, error) {
 	for _, d := range p.DenyRead {
 		args = append(args, "--deny", d)
 	}
+	if p.Terminal != "" {
+		args = append(args, "--tty", p.Terminal)
+	}
 	if p.Network {
 		args = append(args, "--net")
 	}
@@ -99,7 +102,7 @@ func (l Landlock) Prepare(cmd Cmd, p Policy) (Launch, error) {
 }
 
 // confineThread applies the policy to the calling (locked) thread only:
-// the empty capability bounding set, no_new_privs, the socket filter and
+// the empty capability bounding set, no_new_privs, the seccomp filter and
 // the Landlock domain — each of these is per thread unless asked to
 // synchronise, which this never does.
 func (l Landlock) confineThread(p Policy) error {
@@ -109,8 +112,8 @@ func (l Landlock) confineThread(p Policy) error {
 	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
 		return fmt.Errorf("no_new_privs: %w", err)
 	}
-	if p.socketsDenied() && seccompSupported {
-		if err := installSeccomp(socketFilter(p.UnixSockets), false); err != nil {
+	if seccompSupported {
+		if err := installSeccomp(commandFilter(p), false); err != nil {
 			return fmt.Errorf("seccomp: %w", err)
 		}
 	}

@@ -45,8 +45,8 @@ const (
 )
 
 // landlockRules turns p into rules. Landlock only allows, and a rule on
-// a directory grants its whole subtree, so "everything but DenyRead" is an
-// allowlist: every entry of / is granted read, except that each ancestor
+// a directory grants its whole subtree, so "everything but DenyRead and the
+// terminals" (terminalDevices) is an allowlist: every entry of / is granted read, except that each ancestor
 // of a denied path is replaced by its own entries, recursively, so the
 // denied path alone gets no rule (see readAllowlist). Listing stays
 // allowed everywhere (ReadDir on /): the names in a denied directory are
@@ -66,13 +66,16 @@ const (
 // an entry created in one later is not covered until the ruleset is
 // rebuilt.
 func landlockRules(abi int, p Policy) (rules []landlock.Rule, watched map[string]time.Time) {
-	dirs, files, watched := readAllowlist(p.DenyRead)
+	dirs, files, watched := readAllowlist(append(slices.Clone(p.DenyRead), terminalDevices...))
 	rules = []landlock.Rule{
 		landlock.PathAccess(readDirAccess, "/"),
 		landlock.PathAccess(readFileAccess|readDirAccess, dirs...).IgnoreIfMissing(),
 		landlock.PathAccess(readFileAccess, files...).IgnoreIfMissing(),
 	}
 	devices := landlock.RWFiles(writableDevices...).IgnoreIfMissing()
+	if p.Terminal != "" {
+		devices = landlock.RWFiles(append(slices.Clone(writableDevices), p.Terminal)...).IgnoreIfMissing()
+	}
 	if abi >= 5 {
 		devices = devices.WithIoctlDev() // terminal ioctls on /dev/tty
 	}

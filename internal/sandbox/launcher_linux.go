@@ -185,9 +185,13 @@ func (l *launcher) spawnOn(enterErr error, p *Process, cg *callCgroup, lim Limit
 // errClosed refuses a child after Close.
 var errClosed = errors.New("the sandbox is closed")
 
-// spawn runs on the locked thread that starts p: confine it (if
-// confine), start the child, set it up, and hand it to reap.
+// spawn runs on the locked thread that starts p: give it a fresh session
+// keyring, confine it (if confine), start the child, set it up, and hand
+// it to reap.
 func (l *launcher) spawn(p *Process, confine func() error, cg *callCgroup, lim Limits) error {
+	if err := freshSessionKeyring(); err != nil {
+		return err
+	}
 	if confine != nil {
 		if err := confine(); err != nil {
 			return fmt.Errorf("confining the command: %w", err)

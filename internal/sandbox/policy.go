@@ -33,6 +33,11 @@ type Policy struct {
 	DenyRead []string
 	// Limits bound the resources of one child and everything it starts.
 	Limits Limits
+	// Terminal is the path of the child's own terminal (Command.TTY's
+	// follower, /dev/pts/N), the one terminal device it may open by name
+	// besides /dev/tty (Landlock; bwrap's /dev holds no other). Set by
+	// Start.
+	Terminal string
 }
 
 // Limits bound one call (SPEC §4.2 "per-call limits"). Zero means no
@@ -79,7 +84,8 @@ func (p Policy) normalized() Policy {
 		}
 	}
 	slices.SortStableFunc(ro, func(a, b string) int { return len(a) - len(b) })
-	return Policy{WritableRoots: roots, ReadOnlyRoots: ro, Network: p.Network, UnixSockets: p.UnixSockets, DenyRead: deny, Limits: p.Limits}
+	return Policy{WritableRoots: roots, ReadOnlyRoots: ro, Network: p.Network, UnixSockets: p.UnixSockets, DenyRead: deny, Limits: p.Limits,
+		Terminal: p.Terminal}
 }
 
 // socketsDenied says whether the seccomp filter refuses socket(2): always
@@ -88,7 +94,7 @@ func (p Policy) socketsDenied() bool { return !p.Network }
 
 // key identifies the parts of p that shape a Landlock ruleset.
 func (p Policy) key() string {
-	return fmt.Sprintf("%q|%q|%v|%v", p.WritableRoots, p.DenyRead, p.Network, p.UnixSockets)
+	return fmt.Sprintf("%q|%q|%v|%v|%q", p.WritableRoots, p.DenyRead, p.Network, p.UnixSockets, p.Terminal)
 }
 
 func cleanSorted(paths []string) []string {
@@ -125,5 +131,17 @@ const (
 )
 
 // writableDevices are the device files every child may write (SPEC §4.2:
-// "/dev/null-style devices"), and its own terminal.
+// "/dev/null-style devices"), and its own terminal: /dev/tty always opens
+// the caller's controlling terminal, whatever it is, and a command without
+// one (bash, run_code: new sessions) cannot open it at all.
 var writableDevices = []string{"/dev/null", "/dev/zero", "/dev/full", "/dev/tty"}
+
+// terminalDevices are the terminals a command must not open by name: the
+// other pseudo-terminals (another bash_session's, the user's own terminal
+// emulator's, an ssh login's), the virtual consoles and serial lines, and
+// the console and its screen memory. Reading one steals what is typed
+// into it; writing one types into it (TIOCSTI aside, output is enough to
+// fool a user). bwrap's fresh /dev has none of them; Landlock denies
+// them by adding them to the read deny list of its ruleset, granting the
+// command's own terminal (Policy.Terminal) and /dev/tty by name.
+var terminalDevices = []string{"/dev/pts", "/dev/tty*", "/dev/console", "/dev/vcs*"}

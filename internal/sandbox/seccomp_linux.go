@@ -4,6 +4,9 @@ package sandbox
 
 import (
 	"encoding/binary"
+	"fmt"
+	"maps"
+	"slices"
 	"sync"
 	"unsafe"
 
@@ -41,12 +44,34 @@ func seccompBytes(prog []unix.SockFilter) []byte {
 	return b
 }
 
-// socketFilters are the network-off program with AF_UNIX refused and
-// allowed, assembled once (with their bytes for bubblewrap): every
-// confined child gets one of them. They are shared; nobody modifies them.
-var socketFilters = [2]func() compiledFilter{
-	sync.OnceValue(func() compiledFilter { return compileSocketFilter(false) }),
-	sync.OnceValue(func() compiledFilter { return compileSocketFilter(true) }),
+// filterKind is which of the three programs a policy gets: the network
+// on (the keyring syscalls refused), the network off with AF_UNIX refused,
+// or the network off with AF_UNIX allowed.
+type filterKind int
+
+const (
+	filterNetOn filterKind = iota
+	filterNetOff
+	filterNetOffUnix
+)
+
+func kindOf(p Policy) filterKind {
+	switch {
+	case !p.socketsDenied():
+		return filterNetOn
+	case p.UnixSockets:
+		return filterNetOffUnix
+	}
+	return filterNetOff
+}
+
+// commandFilters are the three programs, assembled once (with their bytes
+// for bubblewrap): every confined child gets one of them. They are shared;
+// nobody modifies them.
+var commandFilters = [3]func() compiledFilter{
+	sync.OnceValue(func() compiledFilter { return compileFilter(filterNetOn) }),
+	sync.OnceValue(func() compiledFilter { return compileFilter(filterNetOff) }),
+	sync.OnceValue(func() compiledFilter { return compileFilter(filterNetOffUnix) }),
 }
 
 type compiledFilter struct {
@@ -54,23 +79,16 @@ type compiledFilter struct {
 	bytes []byte // the struct sock_filter array bubblewrap's --seccomp reads
 }
 
-func compileSocketFilter(allowUnix bool) compiledFilter {
-	prog := assembleSocketFilter(allowUnix)
+func compileFilter(k filterKind) compiledFilter {
+	prog := assembleFilter(k)
 	return compiledFilter{prog: prog, bytes: seccompBytes(prog)}
 }
 
-func sharedFilter(allowUnix bool) compiledFilter {
-	if allowUnix {
-		return socketFilters[1]()
-	}
-	return socketFilters[0]()
-}
+// commandFilter is assembleFilter's program for p, shared.
+func commandFilter(p Policy) []unix.SockFilter { return commandFilters[kindOf(p)]().prog }
 
-// socketFilter is assembleSocketFilter's program, shared.
-func socketFilter(allowUnix bool) []unix.SockFilter { return sharedFilter(allowUnix).prog }
-
-// socketFilterBytes is socketFilter for bubblewrap's --seccomp, shared.
-func socketFilterBytes(allowUnix bool) []byte { return sharedFilter(allowUnix).bytes }
+// commandFilterBytes is commandFilter for bubblewrap's --seccomp, shared.
+func commandFilterBytes(p Policy) []byte { return commandFilters[kindOf(p)]().bytes }
 
 // Offsets in struct seccomp_data.
 const (
@@ -79,21 +97,46 @@ const (
 	seccompArg0 = 16 // low 32 bits on little-endian architectures
 )
 
-// assembleSocketFilter is the classic BPF program of the network-off policy:
-// socket(2) fails with EACCES for every address family — AF_UNIX too,
-// unless allowUnix (socketpair(2) is another syscall and stays allowed) —
-// and io_uring_setup(2) with ENOSYS (io_uring can create sockets without
-// socket(2)). It closes what Landlock leaves open with the network off: UDP
-// below ABI 10, raw and packet sockets, netlink (which root could use to
-// reconfigure the host's interfaces), and pathname UNIX sockets such as a
-// Docker daemon's. A syscall made through another architecture's entry
-// point kills the process.
-func assembleSocketFilter(allowUnix bool) []unix.SockFilter {
+// setidBits are the mode bits no command may set (S_ISUID, S_ISGID).
+const setidBits = unix.S_ISUID | unix.S_ISGID
+
+// keyringSyscalls reach the kernel's keyrings: the sidecar's session
+// keyring, the user's and persistent keyrings (keyrings_linux.go).
+var keyringSyscalls = []uint32{unix.SYS_KEYCTL, unix.SYS_ADD_KEY, unix.SYS_REQUEST_KEY}
+
+// assembleFilter is the classic BPF program every confined command runs
+// under:
+//
+//   - keyctl(2), add_key(2) and request_key(2) fail with ENOSYS, as on a
+//     kernel without keyrings (programs that can use them fall back): the
+//     keyrings are not namespaced, and a command would otherwise search,
+//     read or link the keys of the sidecar's user (keyrings_linux.go);
+//
+//   - with the network off, socket(2) fails with EACCES for every address
+//     family — AF_UNIX too, unless k allows it (socketpair(2) is another
+//     syscall and stays allowed) — and io_uring_setup(2) with ENOSYS
+//     (io_uring can create sockets without socket(2)). That closes what
+//     Landlock leaves open with the network off: UDP below ABI 10, raw
+//     and packet sockets, netlink (which root could use to reconfigure the
+//     host's interfaces), and pathname UNIX sockets such as a Docker
+//     daemon's.
+//
+//   - chmod(2), fchmod(2), fchmodat(2) and fchmodat2(2) fail with EPERM
+//     when the mode has the set-user-ID or set-group-ID bit: Landlock does
+//     not govern a file's metadata, so a root sidecar's command could
+//     otherwise make a root-owned program outside the writable roots
+//     setuid (issue 23 item 6). Nothing a command legitimately runs needs
+//     a setuid bit, and only the sidecar's user's files could get one.
+//
+// A syscall made through another architecture's entry point kills the
+// process.
+func assembleFilter(k filterKind) []unix.SockFilter {
 	const (
-		ld  = unix.BPF_LD | unix.BPF_W | unix.BPF_ABS
-		jeq = unix.BPF_JMP | unix.BPF_JEQ | unix.BPF_K
-		jge = unix.BPF_JMP | unix.BPF_JGE | unix.BPF_K
-		ret = unix.BPF_RET | unix.BPF_K
+		ld   = unix.BPF_LD | unix.BPF_W | unix.BPF_ABS
+		jeq  = unix.BPF_JMP | unix.BPF_JEQ | unix.BPF_K
+		jge  = unix.BPF_JMP | unix.BPF_JGE | unix.BPF_K
+		jset = unix.BPF_JMP | unix.BPF_JSET | unix.BPF_K
+		ret  = unix.BPF_RET | unix.BPF_K
 	)
 	var a bpfAsm
 	a.stmt(ld, seccompArch)
@@ -102,17 +145,34 @@ func assembleSocketFilter(allowUnix bool) []unix.SockFilter {
 	if x32SyscallBit != 0 {
 		a.jump(jge, x32SyscallBit, "enosys", "")
 	}
-	a.jump(jeq, unix.SYS_SOCKET, "", "not-socket")
-	if allowUnix {
-		a.stmt(ld, seccompArg0)
-		a.jump(jeq, unix.AF_UNIX, "allow", "eacces")
-	} else {
-		a.stmt(ret, unix.SECCOMP_RET_ERRNO|uint32(unix.EACCES))
+	for _, nr := range keyringSyscalls {
+		a.jump(jeq, nr, "enosys", "")
 	}
-	a.label("not-socket")
-	a.jump(jeq, unix.SYS_IO_URING_SETUP, "enosys", "allow")
+	for _, nr := range slices.Sorted(maps.Keys(modeSyscalls)) {
+		a.jump(jeq, nr, fmt.Sprintf("mode-arg%d", modeSyscalls[nr]), "")
+	}
+	if k != filterNetOn {
+		a.jump(jeq, unix.SYS_SOCKET, "", "not-socket")
+		if k == filterNetOffUnix {
+			a.stmt(ld, seccompArg0)
+			a.jump(jeq, unix.AF_UNIX, "allow", "eacces")
+		} else {
+			a.stmt(ret, unix.SECCOMP_RET_ERRNO|uint32(unix.EACCES))
+		}
+		a.label("not-socket")
+		a.jump(jeq, unix.SYS_IO_URING_SETUP, "enosys", "allow")
+	}
 	a.label("allow")
 	a.stmt(ret, unix.SECCOMP_RET_ALLOW)
+	for _, arg := range []int{1, 2} {
+		a.label(fmt.Sprintf("mode-arg%d", arg))
+		a.stmt(ld, seccompArg0+8*uint32(arg))
+		a.jump(jset, setidBits, "eperm", "mode-allow")
+	}
+	a.label("mode-allow") // forward jumps only: "allow" is behind
+	a.stmt(ret, unix.SECCOMP_RET_ALLOW)
+	a.label("eperm")
+	a.stmt(ret, unix.SECCOMP_RET_ERRNO|uint32(unix.EPERM))
 	a.label("eacces")
 	a.stmt(ret, unix.SECCOMP_RET_ERRNO|uint32(unix.EACCES))
 	a.label("enosys")

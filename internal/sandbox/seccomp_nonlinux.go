@@ -5,4 +5,4 @@ package sandbox
 // seccompSupported is false: seccomp is Linux's.
 const seccompSupported = false
 
-func socketFilterBytes(bool) []byte { return nil }
+func commandFilterBytes(Policy) []byte { return nil }

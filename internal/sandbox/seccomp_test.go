@@ -10,22 +10,22 @@ import (
 
 // The filters end in returns only, and every jump lands inside them.
 func TestSocketFilterIsWellFormed(t *testing.T) {
-	for _, allowUnix := range []bool{false, true} {
-		prog := socketFilter(allowUnix)
+	for _, p := range []Policy{{Network: true}, {}, {UnixSockets: true}} {
+		prog := commandFilter(p)
 		for i, ins := range prog {
 			if ins.Code&0x07 == unix.BPF_JMP {
 				for _, off := range []uint8{ins.Jt, ins.Jf} {
 					if i+1+int(off) >= len(prog) {
-						t.Errorf("allowUnix=%v: instruction %d jumps past the end", allowUnix, i)
+						t.Errorf("policy %+v: instruction %d jumps past the end", p, i)
 					}
 				}
 			}
 		}
 		if last := prog[len(prog)-1]; last.Code != unix.BPF_RET|unix.BPF_K {
-			t.Errorf("allowUnix=%v: the program does not end in a return: %+v", allowUnix, last)
+			t.Errorf("policy %+v: the program does not end in a return: %+v", p, last)
 		}
-		if b := socketFilterBytes(allowUnix); len(b) != 8*len(prog) {
-			t.Errorf("allowUnix=%v: %d bytes for %d instructions", allowUnix, len(b), len(prog))
+		if b := commandFilterBytes(p); len(b) != 8*len(prog) {
+			t.Errorf("policy %+v: %d bytes for %d instructions", p, len(b), len(prog))
 		}
 	}
 }

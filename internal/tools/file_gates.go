@@ -43,7 +43,7 @@ func (e fileEnv) gate(abs string, cur onDisk, expected string, wholeWrite bool) 
 		if !e.requireRead {
 			return nil
 		}
-		r := Followup("%s exists but was never read in this session; read it first, then write with the read version", abs)
+		r := Followup("%s exists but was never read in this session; read it first (read_file) and write with the version it returns as expectedVersion, or, from a trusted one-shot script, set STEERABLE_REQUIRE_READ_BEFORE_WRITE=0", abs)
 		r.Data = map[string]any{"path": abs, "code": codeNotRead}
 		return &r
 	}

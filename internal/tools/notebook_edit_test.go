@@ -53,7 +53,7 @@ func TestNotebookEditGates(t *testing.T) {
 	nb := sampleNotebook(t)
 	h.write("nb.ipynb", nb)
 	edit := map[string]any{"path": "nb.ipynb", "cellId": "load", "editMode": "replace", "newSource": "x = 1"}
-	h.refused("notebook_edit", edit, "was never read in this session")
+	h.refused("notebook_edit", edit, "was never read in this session; read it first (read_file) and write with the version it returns as expectedVersion, or, from a trusted one-shot script, set STEERABLE_REQUIRE_READ_BEFORE_WRITE=0")
 	v := h.read("nb.ipynb")
 	h.write("nb.ipynb", nb+" ") // changed behind the session's back
 	h.refused("notebook_edit", edit, "changed since it was read")

@@ -28,6 +28,8 @@ from .protocol import (
     ReadStateSeedResult,
     SessionCloseResult,
     SessionListResult,
+    TodoListResult,
+    TodoUpdatedParams,
     ToolCall,
     ToolDescriptor,
     ToolProgressParams,
@@ -70,8 +72,9 @@ class Sidecar:
     and ``on_web_search`` (plain or async functions taking the params and
     returning the result; a missing one answers -32601, so the sidecar never
     waits; a cancelled tool call cancels the handler's task). ``on_progress``
-    receives every tool.progress, ``on_notification(method, params)`` any
-    other notification.
+    receives every tool.progress, ``on_todo_updated`` every todo.updated (the
+    plan todo_write stored), ``on_notification(method, params)`` any other
+    notification.
     """
 
     def __init__(self, proc: asyncio.subprocess.Process, binary: str, framing: str, logger: Optional[Logger]):
@@ -84,6 +87,7 @@ class Sidecar:
         self.on_web_search: Optional[WebSearchHandler] = None
         self.on_progress: Optional[ProgressCallback] = None
         self.on_notification: Optional[Callable[[str, Any], None]] = None
+        self.on_todo_updated: Optional[Callable[[TodoUpdatedParams], None]] = None
         self.shutdown_reason: Optional[str] = None
         """lifecycle.shutdown's reason, once it came."""
         self._proc = proc
@@ -162,6 +166,8 @@ class Sidecar:
                 task.cancel()
         elif method == "lifecycle.shutdown":
             self.shutdown_reason = params.get("reason") if isinstance(params, dict) else None
+        elif method == "todo.updated" and self.on_todo_updated is not None:
+            self.on_todo_updated(params)
         elif self.on_notification is not None:
             self.on_notification(method, params)
 
@@ -355,7 +361,14 @@ class Sidecar:
         return await self.request("session.list")
 
     async def close_session(self, session_id: str) -> SessionCloseResult:
-        return await self.request("session.close", {"id": session_id})
+        return await self.request("session.close", {"sessionId": session_id})
+
+    # ---- the model's plan ----
+
+    async def list_todos(self, chat_id: Optional[str] = None) -> TodoListResult:
+        """The plan todo_write last stored for chat_id (or for no chat);
+        ``on_todo_updated`` receives each new one."""
+        return await self.request("todo.list", {} if chat_id is None else {"chatId": chat_id})
 
     # ---- lifetime ----
 

@@ -98,6 +98,10 @@ class Health(TypedDict):
     loadedTools: int
     droppedLogLines: int
     """log lines lost since start because the host did not drain stderr; the next line that got through carries the count of the loss just before it"""
+    outputQueueBytes: int
+    """bytes of frames queued for stdout that the host has not read yet (at most STEERABLE_MAX_OUTPUT_QUEUE_BYTES)"""
+    droppedNotifications: int
+    """progress notifications dropped since start because stdout's queue was full (the host did not read stdout); replies are never dropped"""
     checks: Dict[str, HealthCheck]
 
 
@@ -196,9 +200,12 @@ class ReadStateSeedResult(TypedDict):
     skipped: int
 
 
-class SessionCloseParams(TypedDict):
-    """Params of session.close: the session to end (its shell and everything it started are killed)."""
+class SessionCloseParams(TypedDict, total=False):
+    """Params of session.close: the session to end (its shell and everything it started are killed). sessionId is required; id is its earlier name, still read when sessionId is absent."""
+    sessionId: str
+    """the session, as bash_session's result names it"""
     id: str
+    """the earlier name of sessionId"""
 
 
 class _SessionRecordRequired(TypedDict):
@@ -222,6 +229,36 @@ class SessionCloseResult(TypedDict):
 class SessionListResult(TypedDict):
     """Result of session.list: every shell session, oldest first (an exited one stays until its final output is read)."""
     sessions: List[SessionRecord]
+
+
+class _TodoItemRequired(TypedDict):
+    id: str
+    content: str
+    status: Literal["pending", "in_progress", "completed"]
+
+
+class TodoItem(_TodoItemRequired, total=False):
+    """One entry of the plan todo_write keeps."""
+    priority: Literal["high", "medium", "low"]
+
+
+class TodoListParams(TypedDict, total=False):
+    """Which chat's list to read; without chatId, the list todo_write kept without one."""
+    chatId: str
+
+
+class TodoListResult(TypedDict):
+    """The list todo_write last stored for the chat; empty when it stored none."""
+    todos: List[TodoItem]
+
+
+class _TodoUpdatedParamsRequired(TypedDict):
+    todos: List[TodoItem]
+
+
+class TodoUpdatedParams(_TodoUpdatedParamsRequired, total=False):
+    """Sent to the host each time todo_write stores a list, so its UI can show the plan."""
+    chatId: str
 
 
 class _ToolInvokeParamsRequired(TypedDict):
@@ -265,6 +302,19 @@ class ToolCall(TypedDict):
     """LLM-provided JSON arguments, validated by the tool's schema."""
 
 
+class _ContentBlockRequired(TypedDict):
+    type: Literal["text", "image", "document"]
+
+
+class ContentBlock(_ContentBlockRequired, total=False):
+    text: str
+    """type text: the text"""
+    mimeType: str
+    """type image: image/png, image/jpeg, image/gif or image/webp; type document: application/pdf"""
+    data: str
+    """type image or document: the bytes, base64 (standard alphabet, padded)"""
+
+
 class _ToolResultRequired(TypedDict):
     success: bool
 
@@ -277,6 +327,9 @@ class ToolResult(_ToolResultRequired, total=False):
     message: str
     error: str
     data: Dict[str, Any]
+    """Metadata of the result (and its text, for a host that ignores content)."""
+    content: List[ContentBlock]
+    """Model-facing blocks, when text alone is not enough (an image, a PDF, a notebook with plots); they map one to one onto MCP content blocks and the model APIs' tool-result blocks. A host that ignores content still works from message and data."""
 
 
 class WebSearchRequestParams(TypedDict):

@@ -84,6 +84,18 @@ class MethodsTest(SidecarTest):
         with self.assertRaises(RpcError):
             await sc.close_session("sh-00000000")
 
+    async def test_todo_list_and_updates(self):
+        sc = await self.start()
+        self.assertEqual(await sc.list_todos(), {"todos": []})
+        seen = []
+        sc.on_todo_updated = seen.append
+        todos = [{"id": "1", "content": "write the test", "status": "in_progress"}]
+        res = await sc.invoke("todo_write", {"todos": todos, "chatId": "c1"})
+        self.assertTrue(res["success"], res.get("error"))
+        self.assertEqual(await sc.list_todos("c1"), {"todos": todos})
+        self.assertEqual(seen, [{"chatId": "c1", "todos": todos}])  # sent before the call's reply
+        self.assertEqual(await sc.list_todos(), {"todos": []})
+
     async def test_shutdown_now(self):
         sc = await self.start()
         call = asyncio.ensure_future(sc.invoke("bash", {"command": "exec sleep 600"}))

@@ -26,6 +26,7 @@ export const namesFile = join(here, "..", "..", "type-names.json");
 const ignored = new Set([
   "$schema", "$id", "title", "description", "examples", "minItems", "maxItems",
   "minLength", "maxLength", "minimum", "maximum", "pattern", "format", "$defs",
+  "contentEncoding", "contentMediaType",
 ]);
 
 /** generate returns the text of src/protocol.ts for the schemas in dir. */

@@ -81,6 +81,10 @@ export interface Health {
   loadedTools: number;
   /** log lines lost since start because the host did not drain stderr; the next line that got through carries the count of the loss just before it */
   droppedLogLines: number;
+  /** bytes of frames queued for stdout that the host has not read yet (at most STEERABLE_MAX_OUTPUT_QUEUE_BYTES) */
+  outputQueueBytes: number;
+  /** progress notifications dropped since start because stdout's queue was full (the host did not read stdout); replies are never dropped */
+  droppedNotifications: number;
   checks: { [key: string]: HealthCheck };
 }
 
@@ -170,9 +174,12 @@ export interface ReadStateSeedResult {
   skipped: number;
 }
 
-/** Params of session.close: the session to end (its shell and everything it started are killed). */
+/** Params of session.close: the session to end (its shell and everything it started are killed). sessionId is required; id is its earlier name, still read when sessionId is absent. */
 export interface SessionCloseParams {
-  id: string;
+  /** the session, as bash_session's result names it */
+  sessionId?: string;
+  /** the earlier name of sessionId */
+  id?: string;
 }
 
 /** One shell session of bash_session. Times are RFC 3339 in UTC with milliseconds; lastActivity is the end of the last call that touched it. */
@@ -193,6 +200,30 @@ export interface SessionCloseResult {
 /** Result of session.list: every shell session, oldest first (an exited one stays until its final output is read). */
 export interface SessionListResult {
   sessions: SessionRecord[];
+}
+
+/** One entry of the plan todo_write keeps. */
+export interface TodoItem {
+  id: string;
+  content: string;
+  status: "pending" | "in_progress" | "completed";
+  priority?: "high" | "medium" | "low";
+}
+
+/** Which chat's list to read; without chatId, the list todo_write kept without one. */
+export interface TodoListParams {
+  chatId?: string;
+}
+
+/** The list todo_write last stored for the chat; empty when it stored none. */
+export interface TodoListResult {
+  todos: TodoItem[];
+}
+
+/** Sent to the host each time todo_write stores a list, so its UI can show the plan. */
+export interface TodoUpdatedParams {
+  chatId?: string;
+  todos: TodoItem[];
 }
 
 /** The ToolCall (id optional: a missing one is generated) plus the invocation option consentGranted. Any other key is -32602. */
@@ -229,6 +260,16 @@ export interface ToolCall {
   arguments: { [key: string]: unknown };
 }
 
+export interface ContentBlock {
+  type: "text" | "image" | "document";
+  /** type text: the text */
+  text?: string;
+  /** type image: image/png, image/jpeg, image/gif or image/webp; type document: application/pdf */
+  mimeType?: string;
+  /** type image or document: the bytes, base64 (standard alphabet, padded) */
+  data?: string;
+}
+
 /** What the runtime reports back. Open: unknown keys are allowed for forward compatibility. */
 export interface ToolResult {
   success: boolean;
@@ -237,7 +278,10 @@ export interface ToolResult {
   nextAction?: string;
   message?: string;
   error?: string;
+  /** Metadata of the result (and its text, for a host that ignores content). */
   data?: { [key: string]: unknown };
+  /** Model-facing blocks, when text alone is not enough (an image, a PDF, a notebook with plots); they map one to one onto MCP content blocks and the model APIs' tool-result blocks. A host that ignores content still works from message and data. */
+  content?: ContentBlock[];
   [key: string]: unknown;
 }
 

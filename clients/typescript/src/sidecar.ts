@@ -38,6 +38,9 @@ import type {
   ToolInvokeParams,
   ToolListParams,
   ToolListResult,
+  TodoListParams,
+  TodoListResult,
+  TodoUpdatedParams,
   ToolProgressParams,
   ToolResult,
   WebSearchRequestParams,
@@ -65,6 +68,7 @@ export interface HostMethods {
   "plugin.reload": [params: PluginParams, result: PluginResult];
   "session.list": [params: undefined, result: SessionListResult];
   "session.close": [params: SessionCloseParams, result: SessionCloseResult];
+  "todo.list": [params: TodoListParams | undefined, result: TodoListResult];
 }
 
 /** What a reverse-request handler gets besides the params. */
@@ -136,8 +140,9 @@ export interface SidecarParts {
 /**
  * Sidecar is a running steerable-sidecar. Create it with spawnSidecar; end
  * it with dispose(). Events: "progress" (every tool.progress), "shutdown"
- * (lifecycle.shutdown), "notification" (method, params) for any other
- * notification, "exit" (ExitInfo).
+ * (lifecycle.shutdown), "todos" (todo.updated: the plan todo_write stored),
+ * "notification" (method, params) for any other notification, "exit"
+ * (ExitInfo).
  */
 export class Sidecar extends EventEmitter {
   /** The binary's path. */
@@ -179,6 +184,9 @@ export class Sidecar extends EventEmitter {
     });
     this.conn.onNotification("lifecycle.shutdown", (p: LifecycleShutdownParams) => {
       this.emit("shutdown", p);
+    });
+    this.conn.onNotification("todo.updated", (p: TodoUpdatedParams) => {
+      this.emit("todos", p);
     });
     this.conn.onUnhandledNotification((n) => {
       if (n.method !== "lifecycle.ready") this.emit("notification", n.method, n.params);
@@ -370,7 +378,14 @@ export class Sidecar extends EventEmitter {
   }
 
   closeSession(id: string, opts?: RequestOptions): Promise<SessionCloseResult> {
-    return this.request("session.close", { id }, opts);
+    return this.request("session.close", { sessionId: id }, opts);
+  }
+
+  // ---- the model's plan ----
+
+  /** listTodos is the plan todo_write last stored for chatId (or for no chat); the "todos" event sends each new one. */
+  listTodos(chatId?: string, opts?: RequestOptions): Promise<TodoListResult> {
+    return this.request("todo.list", chatId === undefined ? {} : { chatId }, opts);
   }
 
   // ---- lifetime ----

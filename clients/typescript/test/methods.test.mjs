@@ -109,3 +109,15 @@ test("system.shutdown_now: the process exits at once", async (t) => {
   // before the exit, else failed by the exit.
   await assert.rejects(call, (e) => (e instanceof RpcError && e.code === -32800) || e instanceof SidecarExitError);
 });
+
+test("todo.list and the todos event", async (t) => {
+  const sc = await start(t);
+  assert.deepEqual(await sc.listTodos(), { todos: [] });
+  const seen = new Promise((resolve) => sc.once("todos", resolve));
+  const todos = [{ id: "1", content: "write the test", status: "in_progress" }];
+  const res = await sc.invoke("todo_write", { todos, chatId: "c1" });
+  assert.equal(res.success, true, res.error);
+  assert.deepEqual(await seen, { chatId: "c1", todos });
+  assert.deepEqual(await sc.listTodos("c1"), { todos });
+  assert.deepEqual(await sc.listTodos(), { todos: [] });
+});

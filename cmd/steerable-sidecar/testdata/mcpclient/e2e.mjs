@@ -185,6 +185,27 @@ const scenarios = {
     console.log(`notebook text ${JSON.stringify(nb.content[0].text.split("\n").slice(2, 4))}`);
     await client.close();
   },
+
+  // STEERABLE_MCP_RESULTS=model: each tool's result is the text the model
+  // reads (the file under a header, grep lines, the diff, labelled streams);
+  // structuredContent keeps the metadata without that payload.
+  async modeltext() {
+    const { client } = await connect();
+    const call = async (name, args) => {
+      const res = await client.callTool({ name, arguments: args });
+      check(!res.isError, `${name}: ${res.content[0].text}`);
+      check(res.content.length === 1 && res.content[0].type === "text", `${name}: one text block`);
+      return res;
+    };
+    const read = await call("read_file", { path: "a.go" });
+    console.log(`read ${JSON.stringify(read.content[0].text.replace(/^\/.*\//, ""))}`);
+    console.log(`read structured content=${"content" in read.structuredContent} version=${typeof read.structuredContent.version}`);
+    const grep = await call("grep", { query: "func" });
+    console.log(`grep ${JSON.stringify(grep.content[0].text)} hits=${"hits" in grep.structuredContent}`);
+    const edit = await call("edit_file", { path: "a.go", edits: [{ oldText: "A()", newText: "B()" }] });
+    console.log(`edit ${JSON.stringify(edit.content[0].text)}`);
+    await client.close();
+  },
 };
 
 const run = scenarios[scenario];

@@ -57,7 +57,7 @@ func TestContentLengthFraming(t *testing.T) {
 		bodies = append(bodies, string(b))
 	}
 	want := []string{`"method":"lifecycle.ready"`, `"id":1,"result":{"status":"`, `"id":2,"error":{"code":-32601`,
-		`"id":null,"error":{"code":-32700`, `"code":-32600,"message":"frame exceeds STEERABLE_MAX_FRAME_BYTES (200 bytes)`,
+		`"id":null,"error":{"code":-32700`, `"id":3,"error":{"code":-32600,"message":"frame of 367 bytes exceeds the 200-byte frame limit (STEERABLE_MAX_FRAME_BYTES)`,
 		`"code":-32600,"message":"missing or invalid Content-Length header"`, `"id":4,"result"`, `"method":"lifecycle.shutdown"`}
 	checkFrames(t, bodies, want)
 }
@@ -91,7 +91,7 @@ func TestNewlineFramingEdgeCases(t *testing.T) {
 		`{"jsonrpc":"2.0","id":2,"method":"system.ping"}` // last line without newline
 	out := serveRaw(t, FramingNewline, 200, input)
 	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
-	want := []string{`"lifecycle.ready"`, `frame exceeds STEERABLE_MAX_FRAME_BYTES`, `"id":1,"result"`, `"id":2,"result"`, `"lifecycle.shutdown"`}
+	want := []string{`"lifecycle.ready"`, `"id":null,"error":{"code":-32600,"message":"frame of 301 bytes exceeds the 200-byte frame limit`, `"id":1,"result"`, `"id":2,"result"`, `"lifecycle.shutdown"`}
 	checkFrames(t, lines, want)
 }
 

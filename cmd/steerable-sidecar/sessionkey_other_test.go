@@ -1,0 +1,6 @@
+//go:build !linux
+
+package main
+
+// plantSessionKey does nothing: kernel keyrings are Linux's.
+func plantSessionKey() {}
