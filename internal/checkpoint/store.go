@@ -31,7 +31,14 @@ type Options struct {
 	KeepLimit int64
 	// Now is the clock (tests); nil: time.Now.
 	Now func() time.Time
+	// Fault, set only by tests, sees every append before it is written.
+	Fault Fault
 }
+
+// Fault is told of an append before it is written: the segment, the
+// offset and the frames (an end-to-end test writes part of them and
+// kills the process, as a crash mid-append would).
+type Fault func(f *os.File, off int64, frames []byte)
 
 // Store is a workspace's change log: content-addressed chunks and
 // versions, records, checkpoints and commands, in append-only segments.
@@ -334,6 +341,9 @@ func (s *Store) cur() *segment { return s.segs[len(s.segs)-1] }
 // write.
 func (s *Store) appendFrames(buf []byte) error {
 	seg := s.cur()
+	if s.opt.Fault != nil {
+		s.opt.Fault(seg.f, seg.size, buf)
+	}
 	if _, err := seg.f.WriteAt(buf, seg.size); err != nil {
 		_ = seg.f.Truncate(seg.size) // no torn frame left behind
 		return err
