@@ -98,9 +98,9 @@ func measure(s server, file string, runs, seq, piped int) figures {
 	params := map[string]any{"name": s.tool, "arguments": args}
 	rtt := must1(p.RoundTrips(seq, "tools/call", params))
 	f.p50, f.p99 = benchkit.Percentile(rtt, 50), benchkit.Percentile(rtt, 99)
-	cpu0 := must1(cpuTime(p.Pid()))
+	cpu0 := must1(benchkit.CPUTime(p.Pid()))
 	f.perSec = must1(p.Pipelined(piped, 64, "tools/call", params))
-	f.cpu = (must1(cpuTime(p.Pid())) - cpu0) / time.Duration(piped)
+	f.cpu = (must1(benchkit.CPUTime(p.Pid())) - cpu0) / time.Duration(piped)
 	f.ping = benchkit.Median(must1(p.RoundTrips(seq, "ping", nil)))
 	f.pingRate = must1(p.Pipelined(piped, 64, "ping", nil))
 	return f

@@ -40,6 +40,18 @@ var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 // errTorn is a frame that is not whole: the end of the valid log.
 var errTorn = errors.New("torn or corrupt frame")
 
+// appendChunkFrame appends the frame of chunk c with hash h, copying c
+// once (appendFrame would need it as a []byte first).
+func appendChunkFrame(dst []byte, h hash, c string) []byte {
+	start := len(dst)
+	dst = append(dst, 0, 0, 0, 0, 0, 0, 0, 0, kindChunk)
+	dst = append(dst, h[:]...)
+	dst = append(dst, c...)
+	binary.LittleEndian.PutUint32(dst[start:], uint32(len(h)+len(c)))
+	binary.LittleEndian.PutUint32(dst[start+4:], crc32.Checksum(dst[start+headerLen-1:], castagnoli))
+	return dst
+}
+
 // appendFrame appends one frame of kind whose payload is the parts, in
 // order.
 func appendFrame(dst []byte, kind byte, parts ...[]byte) []byte {

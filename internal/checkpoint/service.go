@@ -2,7 +2,6 @@ package checkpoint
 
 import (
 	"context"
-	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"io/fs"
@@ -252,8 +251,8 @@ func (s *Service) current(abs string) (onDisk, error) {
 	case err != nil:
 		return onDisk{}, err
 	}
-	sum := sha256.Sum256([]byte(data))
-	return onDisk{exists: true, data: data, mode: fi.Mode() & files.KeptModeBits, version: hex.EncodeToString(sum[:])}, nil
+	h := sum(data)
+	return onDisk{exists: true, data: data, mode: fi.Mode() & files.KeptModeBits, version: hex.EncodeToString(h[:])}, nil
 }
 
 // differs says how the file is not what the tools last wrote ("" if it is).

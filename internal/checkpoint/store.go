@@ -47,6 +47,10 @@ type Store struct {
 	dir  string
 	opt  Options
 	lock io.Closer
+	q    queue // changes waiting to be recorded (queue.go)
+	// recent are the last contents recorded and their hashes, owned by
+	// the recording goroutine (queue.go).
+	recent recentSums
 
 	mu          sync.Mutex
 	segs        []*segment // oldest first; the last is appended to
@@ -106,6 +110,7 @@ func Open(dir string, opt Options) (*Store, error) {
 	}
 	s := &Store{dir: dir, opt: opt, lock: lk, chunkAt: map[hash]loc{}, versions: map[hash]*version{},
 		segMax: min(max(opt.MaxBytes/8, 64<<10), 64<<20)}
+	s.start()
 	if err := s.load(); err != nil {
 		s.Close()
 		return nil, err
@@ -368,8 +373,9 @@ func (s *Store) syncLocked() {
 	}
 }
 
-// Close syncs and closes the segments.
+// Close records what is queued, syncs and closes the segments.
 func (s *Store) Close() error {
+	s.stop()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.syncLocked()
@@ -388,24 +394,26 @@ func (s *Store) Limit() int64 { return s.opt.KeepLimit }
 
 // Size is the bytes the store's segments hold.
 func (s *Store) Size() int64 {
+	s.settle()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.total
 }
 
-// pending is a content to store: its version and, when new, the frames
-// of its chunks and version.
+// pending is a content to store: its version and, when the store lacks
+// it, the content and its chunks, whose frames commitSide writes for the
+// chunks the store lacks then.
 type pending struct {
-	side   Side
-	frames []byte
-	chunks map[hash]int // offsets of new chunk frames in frames, for the index
-	ver    *version
-	h      hash
+	side Side
+	data string // the content, when ver is set
+	ends []int  // where each chunk of data ends
+	ver  *version
+	h    hash
 }
 
 // prepare hashes and chunks a side outside the lock; known versions cost
 // one hash.
-func (s *Store) prepare(sd files.Side) pending {
+func (s *Store) prepare(path string, sd files.Side) pending {
 	mode := uint32(sd.Mode)
 	switch {
 	case !sd.Exists:
@@ -413,33 +421,53 @@ func (s *Store) prepare(sd files.Side) pending {
 	case sd.TooLarge || int64(len(sd.Data)) > s.opt.MaxBytes/2:
 		p := pending{side: Side{State: StateNotKept, Mode: mode}}
 		if !sd.TooLarge || sd.Data != "" {
-			h := sha256.Sum256([]byte(sd.Data))
+			h := sum(sd.Data)
 			p.side.Version = hex.EncodeToString(h[:])
 		}
 		return p
 	}
-	h := sha256.Sum256([]byte(sd.Data))
+	prev := s.recent.byPath[path] // before sum replaces it
+	h := s.recent.sum(path, sd.Data)
 	p := pending{side: Side{State: StateKept, Version: hex.EncodeToString(h[:]), Mode: mode}, h: h}
 	s.mu.Lock()
 	_, known := s.versions[h]
+	base := s.chunksOf(prev)
 	s.mu.Unlock()
 	if known {
 		return p
 	}
-	p.ver, p.chunks = &version{size: int64(len(sd.Data))}, map[hash]int{}
-	chunks(sd.Data, func(c string) {
-		ch := sha256.Sum256([]byte(c))
-		p.ver.chunks = append(p.ver.chunks, ch)
-		if _, dup := p.chunks[ch]; !dup {
-			p.chunks[ch] = len(p.frames)
-			p.frames = appendFrame(p.frames, kindChunk, ch[:], []byte(c))
-		}
-	})
+	p.ver, p.data = &version{size: int64(len(sd.Data))}, sd.Data
+	p.ver.chunks, p.ends = rechunk(base, sd.Data)
 	return p
 }
 
-// commit appends a prepared side's frames (the chunks the store lacks,
-// then the version) to buf.
+// chunksOf is the chunking of a content the store holds (nil when it does
+// not hold it whole).
+func (s *Store) chunksOf(r recentSum) *chunking {
+	v := s.versions[r.h]
+	if v == nil || r.data == "" {
+		return nil
+	}
+	c := &chunking{data: r.data, hashes: v.chunks}
+	end := 0
+	for _, ch := range v.chunks {
+		l, ok := s.chunkAt[ch]
+		if !ok {
+			return nil
+		}
+		end += int(l.n)
+		c.ends = append(c.ends, end)
+	}
+	if end != len(r.data) {
+		return nil
+	}
+	return c
+}
+
+// commitSide appends a prepared side's frames (the chunks the store lacks,
+// then the version) to buf, which will be written at base in segment id.
+// Only the new chunks are framed, so an edit of a large file copies and
+// checksums the chunks it touched, not the file.
 func (s *Store) commitSide(buf []byte, base int64, id int64, p pending) []byte {
 	if p.ver == nil {
 		return buf
@@ -447,19 +475,16 @@ func (s *Store) commitSide(buf []byte, base int64, id int64, p pending) []byte {
 	if _, known := s.versions[p.h]; known {
 		return buf
 	}
-	for _, ch := range p.ver.chunks {
-		off, fresh := p.chunks[ch]
-		if !fresh {
-			continue
-		}
-		delete(p.chunks, ch)
+	start := 0
+	for i, ch := range p.ver.chunks {
+		c := p.data[start:p.ends[i]]
+		start = p.ends[i]
 		if _, have := s.chunkAt[ch]; have {
 			continue
 		}
-		n := int64(binary.LittleEndian.Uint32(p.frames[off:]))
 		at := base + int64(len(buf))
-		buf = append(buf, p.frames[off:off+headerLen+int(n)]...)
-		s.chunkAt[ch] = loc{seg: id, off: at + headerLen + 32, n: n - 32}
+		buf = appendChunkFrame(buf, ch, c)
+		s.chunkAt[ch] = loc{seg: id, off: at + headerLen + 32, n: int64(len(c))}
 	}
 	buf = appendFrame(buf, kindVersion, encodeVersion(p.h, p.ver.size, p.ver.chunks))
 	p.ver.seg = id
@@ -467,13 +492,12 @@ func (s *Store) commitSide(buf []byte, base int64, id int64, p pending) []byte {
 	return buf
 }
 
-// Record implements files.Recorder: each change becomes a record, its
-// contents versions in the store.
-func (s *Store) Record(o files.Origin, changes []files.Written) {
+// record appends the records of changes (the recording goroutine).
+func (s *Store) record(o files.Origin, changes []files.Written) {
 	type prepared struct{ before, after pending }
 	ps := make([]prepared, len(changes))
 	for i, c := range changes {
-		ps[i] = prepared{s.prepare(c.Before), s.prepare(c.After)}
+		ps[i] = prepared{s.prepare(c.Path, c.Before), s.prepare(c.Path, c.After)}
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -536,6 +560,7 @@ var errClosed = errors.New("the checkpoint store is closed")
 
 // Create marks a checkpoint and makes the log up to it durable.
 func (s *Store) Create(label string) (Checkpoint, error) {
+	s.settle()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.seq++
@@ -549,8 +574,8 @@ func (s *Store) Create(label string) (Checkpoint, error) {
 	return c, nil
 }
 
-// CommandRan notes a call whose changes are not recorded.
-func (s *Store) CommandRan(tool string) {
+// commandRan appends a command's note (the recording goroutine).
+func (s *Store) commandRan(tool string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.seq++
@@ -671,6 +696,7 @@ type snapshot struct {
 }
 
 func (s *Store) snapshot() snapshot {
+	s.settle()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return snapshot{slices.Clone(s.records), slices.Clone(s.checkpoints), slices.Clone(s.commands)}

@@ -41,6 +41,7 @@ func write(s *Store, call, path, before, after string) {
 		w.Before = files.Side{Exists: true, Data: before, Mode: 0o644}
 	}
 	s.Record(files.Origin{CallID: call, Tool: "edit_file"}, []files.Written{w})
+	s.settle() // recorded, as the tests inspect the segments
 }
 
 func TestStoreDedupAndReopen(t *testing.T) {
@@ -168,7 +169,7 @@ func TestStoreSides(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := s.prepare(tt.side).side; got.State != tt.want || got.Mode != uint32(tt.side.Mode) {
+			if got := s.prepare("/w/"+tt.name, tt.side).side; got.State != tt.want || got.Mode != uint32(tt.side.Mode) {
 				t.Errorf("prepare = %+v, want state %s mode %o", got, tt.want, tt.side.Mode)
 			}
 		})

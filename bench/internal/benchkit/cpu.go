@@ -1,4 +1,4 @@
-package main
+package benchkit
 
 import (
 	"fmt"
@@ -12,10 +12,10 @@ import (
 // Linux this runs on.
 const clockTick = 10 * time.Millisecond
 
-// cpuTime is the user+system CPU time process pid has used so far. Divided
+// CPUTime is the user+system CPU time process pid has used so far. Divided
 // by the calls in between, it is a figure the machine's load (shared here)
 // bends far less than a rate.
-func cpuTime(pid int) (time.Duration, error) {
+func CPUTime(pid int) (time.Duration, error) {
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
 	if err != nil {
 		return 0, err
