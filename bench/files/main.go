@@ -3,7 +3,7 @@
 // 10 MiB file, edit_file and apply_patch on 300,000 identical lines (time
 // and cancel latency), and write_file/read_file round trips against the reference
 // MCP filesystem server, both driven by the same JSON-RPC client (package
-// benchkit). It prints one table; a missed target reads MISS and never fails
+// benchkit), and what recording checkpoints costs write_file and edit_file. It prints one table; a missed target reads MISS and never fails
 // the run.
 package main
 
