@@ -164,3 +164,39 @@ func TestRestoreNotKeptAndCommands(t *testing.T) {
 		t.Error("unknown call accepted")
 	}
 }
+
+// A record naming a path outside the workspace (a store forged or carried
+// over from another layout) never makes a restore touch that path: the
+// workspace's confinement refuses it like any tool write.
+func TestRestoreForgedRecordOutsideWorkspace(t *testing.T) {
+	f := newFixture(t, Options{})
+	outside := filepath.Join(filepath.Dir(f.dir), filepath.Base(f.dir)+"-outside.txt")
+	if err := os.WriteFile(outside, []byte("precious\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.Remove(outside) })
+	c, err := f.store.Create("forged")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// "The tools created it": a restore would remove it.
+	f.store.Record(files.Origin{CallID: "forged", Tool: "write_file"}, []files.Written{{Path: outside,
+		After: files.Side{Exists: true, Data: "precious\n", Mode: 0o644}}})
+	for name, restore := range map[string]func() (protocol.RestoreResult, error){
+		"checkpoint.restore": func() (protocol.RestoreResult, error) {
+			return f.svc.Restore(context.Background(), protocol.CheckpointRestoreParams{ID: c.ID, Force: true})
+		},
+		"tool.undo": func() (protocol.RestoreResult, error) {
+			return f.svc.Undo(context.Background(), protocol.ToolUndoParams{CallID: "forged", Force: true})
+		},
+	} {
+		res, err := restore()
+		t.Logf("%s: %+v, %v", name, res, err)
+		if err != nil || len(res.Restored) > 0 || len(res.Conflicted) != 1 || !strings.Contains(res.Conflicted[0].Reason, "escapes") {
+			t.Errorf("%s: %+v, %v; want the path refused as escaping the workspace", name, res, err)
+		}
+		if b, _ := os.ReadFile(outside); string(b) != "precious\n" {
+			t.Fatalf("%s changed %s: %q", name, outside, b)
+		}
+	}
+}
