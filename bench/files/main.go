@@ -3,7 +3,7 @@
 // 10 MiB file, edit_file and apply_patch on 300,000 identical lines (time
 // and cancel latency), and write_file/read_file round trips against the reference
 // MCP filesystem server, both driven by the same JSON-RPC client (package
-// benchkit). It prints one table; a missed target reads MISS and never fails
+// benchkit), and what recording checkpoints costs write_file and edit_file. It prints one table; a missed target reads MISS and never fails
 // the run.
 package main
 
@@ -20,7 +20,8 @@ func main() {
 	cache := flag.String("cache", os.Getenv("BENCH_CACHE"), "scratch directory for the big files")
 	mcp := flag.String("mcp", "", "dist/index.js of @modelcontextprotocol/server-filesystem ('' skips the reference)")
 	bigSize := flag.Int64("big", 1<<30, "size of the read_file test file")
-	only := flag.String("only", "", "run one group of rows: big, edit, repeated or roundtrip ('' runs all)")
+	only := flag.String("only", "", "run one group of rows: big, edit, repeated, roundtrip or checkpoints ('' runs all)")
+	rounds := flag.Int("rounds", 201, "calls per sidecar in each checkpoints row")
 	flag.Parse()
 	for _, p := range []*string{bin, mcp} {
 		if abs, err := filepath.Abs(*p); err == nil && *p != "" {
@@ -48,6 +49,7 @@ func main() {
 		{"edit", func() []row { return []row{benchEdit(*bin, dir)} }},
 		{"repeated", func() []row { return benchRepeated(*bin, dir) }},
 		{"roundtrip", func() []row { return []row{benchRoundTrips(*bin, *mcp, dir)} }},
+		{"checkpoints", func() []row { return benchCheckpoints(*bin, dir, *rounds) }},
 	}
 	var rows []row
 	for _, g := range groups {
@@ -64,10 +66,10 @@ type row struct {
 }
 
 func printTable(rows []row) {
-	fmt.Printf("%-56s %-28s %-28s %-8s %-10s %s\n", "files", "steerable-sidecar", "reference", "ratio", "target", "")
+	fmt.Printf("%-56s %-40s %-40s %-8s %-10s %s\n", "files", "steerable-sidecar", "reference", "ratio", "target", "")
 	fmt.Println(strings.Repeat("-", 140))
 	for _, r := range rows {
-		fmt.Printf("%-56s %-28s %-28s %-8s %-10s %s\n", r.metric, r.ours, r.reference, r.ratio, r.target, r.verdict)
+		fmt.Printf("%-56s %-40s %-40s %-8s %-10s %s\n", r.metric, r.ours, r.reference, r.ratio, r.target, r.verdict)
 	}
 }
 

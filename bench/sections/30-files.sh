@@ -5,7 +5,8 @@
 # how fast a cancel is answered), and write_file + read_file round trips
 # against the reference MCP filesystem server
 # (@modelcontextprotocol/server-filesystem from npm, installed into
-# $BENCH_CACHE), both driven by the same client. The 1 GiB file lives in
+# $BENCH_CACHE), both driven by the same client; and write_file 4 KiB and
+# edit_file 1 MiB with checkpoints on vs off, interleaved (issue 27). The 1 GiB file lives in
 # $BENCH_CACHE and is deleted afterwards.
 set -euo pipefail
 echo "== files: read_file, edit_file, repeated lines and cancel, write/read round trips"

@@ -132,13 +132,29 @@ class Generator:
         opt = [x for x in fields if not x[2]]
         doc = docstring(s.get("description"), "    ")
         if any(not p.isidentifier() or keyword.iskeyword(p) for p, *_ in fields):
-            raise ValueError(f"{f}{ptr}: a property name is not a Python identifier; teach the generator the functional TypedDict form")
+            return functional_text(name, doc, req, opt)
         if not opt:
             return class_text(name, "TypedDict", doc, req)
         if not req:
             return class_text(name, "TypedDict, total=False", doc, opt)
         base = f"_{name}Required"
         return class_text(base, "TypedDict", "", req) + "\n\n\n" + class_text(name, f"{base}, total=False", doc, opt)
+
+
+def functional_text(name, doc, req, opt):
+    """A TypedDict whose keys are not all identifiers (a keyword such as
+    "from"): the functional form, required and optional keys as two bases."""
+    def part(base, fields, total):
+        keys = ", ".join(f"{json.dumps(p)}: {t}" for p, t, *_ in fields)
+        return f"{base} = TypedDict({json.dumps(base)}, {{{keys}}}{'' if total else ', total=False'})"
+    parts, bases = [], []
+    if req:
+        parts.append(part(f"_{name}Required", req, True))
+        bases.append(f"_{name}Required")
+    if opt:
+        parts.append(part(f"_{name}Optional", opt, False))
+        bases.append(f"_{name}Optional")
+    return "\n\n\n".join(parts) + "\n\n\n" + class_text(name, ", ".join(bases), doc, [])
 
 
 def class_text(name, bases, doc, fields):

@@ -12,6 +12,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"steerable.dev/sidecar/internal/checkpoint"
 	"steerable.dev/sidecar/internal/config"
 	"steerable.dev/sidecar/internal/files"
 	"steerable.dev/sidecar/internal/imaging"
@@ -47,6 +48,9 @@ type app struct {
 	// may take (serve sets 0 after shutdown_now or a signal).
 	pluginGrace time.Duration
 	runCode     *runcode.Runtime // nil when run_code is not configured
+
+	checkpoints *checkpoint.Store   // the workspace's change log; nil when off or not opened
+	undo        *checkpoint.Service // checkpoint.* and tool.undo over it; nil likewise
 
 	sessions *shellsession.Manager // bash_session's shells; nil when not registered
 	todos    *todo.Store           // todo_write's lists (todo.list)
@@ -254,6 +258,9 @@ func (a *app) buildTools(host tools.Host) error {
 		approver = tools.HostApprover{Host: host}
 	}
 	a.dispatcher = tools.NewDispatcher(a.registry, approver, a.log)
+	if a.checkpoints != nil {
+		a.dispatcher.NoteCommands(a.checkpoints) // a restore says when commands ran since
+	}
 	deps.Dispatcher = a.dispatcher // run_code's nested calls
 	a.wireRunCode(&deps)
 	builtins := tools.Builtins(deps)
@@ -330,6 +337,7 @@ func (a *app) openFiles() error {
 	if filesFault != nil {
 		opts = append(opts, files.WithFault(filesFault))
 	}
+	opts = append(opts, a.openCheckpoints()...)
 	opts = append(opts, files.WithDeny(func() []files.DenyEntry {
 		var out []files.DenyEntry
 		for _, e := range a.sandbox.DenyEntries() {
@@ -339,9 +347,11 @@ func (a *app) openFiles() error {
 	}))
 	ws, err := files.Open(string(a.cfg.Workspace), a.cfg.WorkspaceConfine, opts...)
 	if err != nil {
+		a.closeCheckpoints()
 		return &bootError{err.Error()}
 	}
 	a.files, a.readState = ws, readstate.NewStore()
+	a.undo = a.checkpointService()
 	msg := "workspace " + ws.Dir() + ", paths confined to it"
 	if !ws.Confined() {
 		msg = "workspace " + ws.Dir() + ", confinement off (STEERABLE_WORKSPACE_CONFINE=0)"
@@ -367,6 +377,7 @@ func (a *app) close() {
 	if a.files != nil {
 		a.files.Close()
 	}
+	a.closeCheckpoints() // after the workspace: no write records into it any more
 	if a.webFetcher != nil {
 		a.webFetcher.Close()
 	}

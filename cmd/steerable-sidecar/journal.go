@@ -20,22 +20,33 @@ import (
 // journal's directories appear with the first multi-file commit.
 func journalRoot(stateDir, workspace string) (string, string) {
 	const off = "a crash during a multi-file apply_patch can leave it half applied"
-	switch {
-	case stateDir == "":
-		return "", "no rollback journal (neither STEERABLE_STATE_DIR, XDG_STATE_HOME nor HOME is set): " + off
-	case !filepath.IsAbs(stateDir):
-		return "", fmt.Sprintf("no rollback journal (STEERABLE_STATE_DIR=%q is not absolute): %s", stateDir, off)
-	}
-	dir := filepath.Join(stateDir, "journal")
-	if real, err := realPath(dir); err == nil && files.Within(workspace, real) {
-		// The model's commands could rewrite it there, and the file tools
-		// would show it; the journal is the sidecar's, not the workspace's.
-		return "", fmt.Sprintf("no rollback journal (%s is inside the workspace; set STEERABLE_STATE_DIR outside it): %s", dir, off)
-	}
-	if err := creatable(dir); err != nil {
-		return "", fmt.Sprintf("no rollback journal (%v): %s", err, off)
+	dir, problem := stateSubdir(stateDir, workspace, "journal")
+	if problem != "" {
+		return "", "no rollback journal (" + problem + "): " + off
 	}
 	return dir, "apply_patch rollback journal in " + dir
+}
+
+// stateSubdir is the directory name under the state directory, or "" with
+// why it cannot be used: the state directory is unset, relative, not
+// creatable, or inside the workspace, where the model's commands could
+// rewrite it and the file tools would show it (the state is the
+// sidecar's, not the workspace's).
+func stateSubdir(stateDir, workspace, name string) (string, string) {
+	switch {
+	case stateDir == "":
+		return "", "neither STEERABLE_STATE_DIR, XDG_STATE_HOME nor HOME is set"
+	case !filepath.IsAbs(stateDir):
+		return "", fmt.Sprintf("STEERABLE_STATE_DIR=%q is not absolute", stateDir)
+	}
+	dir := filepath.Join(stateDir, name)
+	if real, err := realPath(dir); err == nil && files.Within(workspace, real) {
+		return "", dir + " is inside the workspace; set STEERABLE_STATE_DIR outside it"
+	}
+	if err := creatable(dir); err != nil {
+		return "", err.Error()
+	}
+	return dir, ""
 }
 
 // realPath resolves the symlinks of the longest existing prefix of p and

@@ -19,6 +19,7 @@ func TestMain(m *testing.M) {
 			plantSessionKey()
 			extraTools = func(d tools.Deps) []tools.Tool { return append(scriptTestTools(d), mcpTestTools(d)...) }
 			filesFault = scriptFilesFault(os.Getenv("SIDECAR_TEST_KILL_AT"))
+			checkpointFault = scriptCheckpointFault(os.Getenv("SIDECAR_TEST_TEAR_RECORD"))
 			compiledPlugins = scriptCompiledPlugins()
 			os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 		},

@@ -47,7 +47,7 @@ func serveCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}, rpc.Services{
 		Registry: a.registry, Dispatcher: a.dispatcher, Checks: a.healthChecks,
 		HostTools: tools.NewHostTools(a.registry, host), ReadState: a.readState, Sessions: a.sessions, Todos: a.todos,
-		Plugins:    pluginService(a.plugins),
+		Plugins: pluginService(a.plugins), Checkpoints: a.checkpointMethods(),
 		AfterReady: a.probeAfterReady,
 	}, host)
 	if err != nil {

@@ -123,6 +123,7 @@ var sessionCmds = map[string]func(ts *testscript.TestScript, neg bool, args []st
 	"flood":                   cmdFlood,
 	"flood-wait":              cmdFloodWait,
 	"rss-below":               cmdRSSBelow,
+	"capture":                 cmdCapture,
 }
 
 func sess(ts *testscript.TestScript) *session { return ts.Value(sessionKey{}).(*session) }

@@ -21,7 +21,10 @@ type Config struct {
 	RequireReadBeforeWrite bool  `env:"STEERABLE_REQUIRE_READ_BEFORE_WRITE" envDefault:"true" security:"true" feature:"files" help:"hard gate: refuse to overwrite an existing file this session never read (0 opts out)"`
 	FileMaxBytes           Bytes `env:"STEERABLE_FILE_MAX_BYTES" envDefault:"67108864" range:"1024..1073741824" feature:"files" help:"largest file write_file writes and edit_file/apply_patch load and rewrite, and the largest image, PDF or notebook read_file loads (it streams text files of any size)"`
 	// StateDir is derived when unset (state.go).
-	StateDir Path `env:"STEERABLE_STATE_DIR" feature:"files" help:"absolute directory for state that outlives a crash: the rollback journal of multi-file apply_patch (default: $XDG_STATE_HOME/steerable-sidecar, else $HOME/.local/state/steerable-sidecar)"`
+	StateDir Path `env:"STEERABLE_STATE_DIR" feature:"files" help:"absolute directory for state that outlives a crash: the rollback journal of multi-file apply_patch and the checkpoint store (default: $XDG_STATE_HOME/steerable-sidecar, else $HOME/.local/state/steerable-sidecar)"`
+	// Checkpoints and undo (internal/checkpoint).
+	Checkpoints     bool `env:"STEERABLE_CHECKPOINTS" envDefault:"true" feature:"files" help:"record every change the file tools make, for checkpoint.restore and tool.undo (0 turns recording and the methods off)"`
+	CheckpointMaxMB MiB  `env:"STEERABLE_CHECKPOINT_MAX_MB" envDefault:"512" range:"1..1048576" feature:"files" help:"size of the checkpoint store per workspace, in MiB; past it the oldest records go first"`
 
 	// read_file of images and PDFs.
 	ImageMaxEdge  int   `env:"STEERABLE_IMAGE_MAX_EDGE" envDefault:"1568" range:"64..16384" feature:"files" help:"longest edge, in pixels, of an image read_file returns; a larger one is scaled down, aspect kept"`

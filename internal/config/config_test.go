@@ -16,7 +16,7 @@ func TestDefaults(t *testing.T) {
 	}
 	want := Config{
 		WorkspaceConfine: true, MaxFrameBytes: 6*64<<20 + 1<<20, MaxOutputQueueBytes: 8 << 20, MaxInflight: 64, ShutdownGraceMs: 5000,
-		Approvals: "off", RequireReadBeforeWrite: true, FileMaxBytes: 64 << 20, ImageMaxEdge: 1568, ImageMaxBytes: 3932160, Sandbox: "auto",
+		Approvals: "off", RequireReadBeforeWrite: true, FileMaxBytes: 64 << 20, Checkpoints: true, CheckpointMaxMB: 512, ImageMaxEdge: 1568, ImageMaxBytes: 3932160, Sandbox: "auto",
 		SearchIgnore:     []string{".git/", "node_modules/", "__pycache__/", ".venv/", "venv/", "dist/", "build/", "target/"},
 		BashMaxTimeoutMs: 600000, BashMaxOutputBytes: 1 << 20, RunCodeTimeoutMs: 60000, RunCodeMaxCalls: 32, RunCodeMaxResult: 1 << 20,
 		PluginStartTimeoutMs: 20000, PluginCallTimeoutMs: 120000, PluginMaxOutputBytes: 1 << 20,

@@ -22,6 +22,13 @@ const KeptModeBits = fs.ModePerm | fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky
 // file gets DefaultMode and its missing parent directories. created reports
 // that no file was there.
 func (w *Workspace) WriteFile(abs, data string) (created bool, err error) {
+	return w.WriteFileAs(Origin{}, abs, data, nil)
+}
+
+// WriteFileAs is WriteFile for the call o; the recorder, if any, hears of
+// the change. prev is the file's current content when the caller holds it
+// (else the recorder's copy is read before the rename).
+func (w *Workspace) WriteFileAs(o Origin, abs, data string, prev *string) (created bool, err error) {
 	if err := w.step("stage", w.name(abs)); err != nil {
 		return false, err
 	}
@@ -33,20 +40,29 @@ func (w *Workspace) WriteFile(abs, data string) (created bool, err error) {
 		st.abort(w)
 		return false, err
 	}
+	var before Side
+	if w.rec != nil && !st.created {
+		before = w.sideOf(abs, prev, st.prevMode)
+	}
 	if err := w.replace(st.tmp, st.name); err != nil {
 		st.abort(w)
 		return false, fmt.Errorf("replacing %s: %w", abs, err)
 	}
 	w.syncDir(filepath.Dir(st.name))
+	if w.rec != nil {
+		w.rec.Record(o, []Written{{Path: abs, Before: before, After: w.after(data, st.mode)}})
+	}
 	return st.created, nil
 }
 
 // staged is a new content written to a temporary file beside its target.
 type staged struct {
-	name    string // target, as a root name
-	tmp     string // temporary file, as a root name
-	created bool   // the target did not exist
-	madeDir string // the topmost parent directory created for it, "" if none
+	name     string      // target, as a root name
+	tmp      string      // temporary file, as a root name
+	created  bool        // the target did not exist
+	madeDir  string      // the topmost parent directory created for it, "" if none
+	mode     fs.FileMode // the mode the temporary file got
+	prevMode fs.FileMode // the target's kept mode bits, unless created
 }
 
 // stage writes data to a fsynced temporary file beside abs with the mode
@@ -60,6 +76,7 @@ func (w *Workspace) stage(abs, data string, mode fs.FileMode) (*staged, error) {
 	case err == nil && !fi.Mode().IsRegular():
 		return nil, notRegular(abs, fi)
 	case err == nil:
+		st.prevMode = fi.Mode() & KeptModeBits
 		if mode == 0 {
 			mode = fi.Mode() & KeptModeBits
 		}
@@ -78,6 +95,7 @@ func (w *Workspace) stage(abs, data string, mode fs.FileMode) (*staged, error) {
 	if mode == 0 {
 		mode = DefaultMode
 	}
+	st.mode = mode
 	if err := w.writeTemp(st, data, mode, uid, gid); err != nil {
 		st.abort(w)
 		return nil, fmt.Errorf("writing %s: %w", abs, err)

@@ -30,7 +30,11 @@ type Change struct {
 // files get Prev back, created files are removed, deleted files are
 // renamed back from their backup. A crash during the renames is rolled
 // back by the next Recover. The caller holds the paths' locks.
-func (w *Workspace) Commit(changes []Change) error {
+func (w *Workspace) Commit(changes []Change) error { return w.CommitAs(Origin{}, changes) }
+
+// CommitAs is Commit for the call o; the recorder, if any, hears of every
+// file changed.
+func (w *Workspace) CommitAs(o Origin, changes []Change) error {
 	sts, err := w.stageAll(changes)
 	if err != nil {
 		return err
@@ -43,6 +47,7 @@ func (w *Workspace) Commit(changes []Change) error {
 			backups[i] = filepath.Join(dir, "."+base+"."+strconv.FormatUint(rand.Uint64(), 36)+".del")
 		}
 	}
+	written := w.recordable(changes, sts)
 	tx, err := w.beginJournal(changes, sts, backups)
 	if err != nil {
 		abortAll()
@@ -73,7 +78,40 @@ func (w *Workspace) Commit(changes []Change) error {
 			w.syncDir(filepath.Dir(w.name(u.change.Path)))
 		}
 	})
+	if w.rec != nil {
+		w.rec.Record(o, written)
+	}
 	return nil
+}
+
+// recordable is what the recorder will hear of changes once they are
+// applied: each file's content before (as the caller checked it) and
+// after; nil without a recorder.
+func (w *Workspace) recordable(changes []Change, sts []*staged) []Written {
+	if w.rec == nil {
+		return nil
+	}
+	out := make([]Written, len(changes))
+	for i, c := range changes {
+		wr := Written{Path: c.Path}
+		var mode fs.FileMode
+		if st := sts[i]; st != nil {
+			mode = st.prevMode
+			wr.After = w.after(c.Data, st.mode)
+		} else if fi, err := w.root.Lstat(w.name(c.Path)); err == nil {
+			mode = fi.Mode() & KeptModeBits
+		}
+		switch {
+		case c.Exists && c.Delete: // the caller only hashed it
+			wr.Before = w.sideOf(c.Path, nil, mode)
+		case c.Exists:
+			prev := c.Prev
+			wr.Before = w.sideOf(c.Path, &prev, mode)
+			wr.Before.TooLarge = int64(len(prev)) > w.rec.Limit()
+		}
+		out[i] = wr
+	}
+	return out
 }
 
 // stageAll stages the new content of every change that is not a delete,

@@ -32,6 +32,9 @@ type Workspace struct {
 	// built at its first use; nil: none.
 	deny func() *Deny
 
+	// rec hears of every committed change (WithRecorder); nil: nobody.
+	rec Recorder
+
 	// fail, set only by tests, injects a failure before a step of a write
 	// ("stage", "journal", "rename", "remove", "commit", "cleanup") on the
 	// named path.

@@ -33,7 +33,7 @@ type method struct {
 
 // methodTable is every host → sidecar method (SPEC §2), in one place.
 func methodTable() map[string]method {
-	return map[string]method{
+	return withCheckpointMethods(map[string]method{
 		protocol.MethodPing:          onReader(system(noParams(ping), nil), pingOnReader),
 		protocol.MethodShutdown:      system(noParams(shutdown), func(s *Server) { s.beginShutdown(ReasonNormal) }),
 		protocol.MethodShutdownNow:   system(noParams(shutdown), func(s *Server) { s.ShutdownNow(ReasonShutdownNow) }),
@@ -50,7 +50,7 @@ func methodTable() map[string]method {
 		protocol.MethodSessionList:   noParams(sessionList),
 		protocol.MethodSessionClose:  withParams("session.close.params.json", nil, sessionClose),
 		protocol.MethodTodoList:      withParams("todo.list.params.json", nil, todoList),
-	}
+	})
 }
 
 // knownMethods maps every method name to itself, so the frame reader can

@@ -66,6 +66,8 @@ type Services struct {
 	Sessions *shellsession.Manager
 	// Todos is todo_write's list (todo.list); nil refuses the method.
 	Todos *todo.Store
+	// Checkpoints answers checkpoint.* and tool.undo; nil refuses them.
+	Checkpoints Checkpoints
 	// AfterReady, if set, starts what must not delay the ready marker
 	// (the sandbox probe); it runs once the marker and lifecycle.ready
 	// are out.

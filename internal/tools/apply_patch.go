@@ -31,7 +31,7 @@ func newApplyPatch(d Deps) Tool {
 	}, env.applyPatch)
 }
 
-func (e fileEnv) applyPatch(ctx context.Context, _ Call, a applyPatchArgs) protocol.ToolResult {
+func (e fileEnv) applyPatch(ctx context.Context, call Call, a applyPatchArgs) protocol.ToolResult {
 	fps, err := textedit.ParsePatch(a.Patch)
 	if err != nil {
 		return Followup("%v; see the format in apply_patch's description", err)
@@ -51,7 +51,7 @@ func (e fileEnv) applyPatch(ctx context.Context, _ Call, a applyPatchArgs) proto
 	if ctx.Err() != nil {
 		return patchCancelled()
 	}
-	if err := e.ws.Commit(plan.changes); err != nil {
+	if err := e.ws.CommitAs(origin(call, "apply_patch"), plan.changes); err != nil {
 		return Followup("the patch was not applied and no file was changed: %v", err)
 	}
 	for _, p := range plan.forget {

@@ -20,7 +20,20 @@ type Dispatcher struct {
 	reg      *Registry
 	approver Approver // nil: approvals off, the host is responsible
 	log      zerolog.Logger
+	commands CommandNoter // nil: nobody is told of commands
 }
+
+// CommandNoter hears of every call of a tool that can change files in
+// ways the file tools do not record (mode local or destructive: bash,
+// run_code, a local plugin or host tool), just before it runs, so a
+// restore can say that commands ran (checkpoint.Store).
+type CommandNoter interface {
+	CommandRan(tool string)
+}
+
+// NoteCommands sets who hears of commands; call it before the first
+// dispatch.
+func (d *Dispatcher) NoteCommands(n CommandNoter) { d.commands = n }
 
 // NewDispatcher returns a dispatcher over reg. approver may be nil.
 func NewDispatcher(reg *Registry, approver Approver, log zerolog.Logger) *Dispatcher {
@@ -71,6 +84,9 @@ func (d *Dispatcher) dispatch(ctx context.Context, inv Invocation) (protocol.Too
 		if res, ok := d.approve(ctx, inv, args, mode); !ok {
 			return res, mode
 		}
+	}
+	if d.commands != nil && (mode == protocol.ModeLocal || mode == protocol.ModeDestructive) {
+		d.commands.CommandRan(inv.Name)
 	}
 	return run(ctx, e, Call{ID: inv.ID, Arguments: args}, d.log), mode
 }

@@ -35,7 +35,7 @@ func newEditFile(d Deps) Tool {
 	}, env.editFile)
 }
 
-func (e fileEnv) editFile(ctx context.Context, _ Call, a editFileArgs) protocol.ToolResult {
+func (e fileEnv) editFile(ctx context.Context, call Call, a editFileArgs) protocol.ToolResult {
 	abs, refused := e.resolve(a.Path)
 	if refused != nil {
 		return *refused
@@ -66,7 +66,7 @@ func (e fileEnv) editFile(ctx context.Context, _ Call, a editFileArgs) protocol.
 	}
 	version := readstate.OfString(updated)
 	if version != cur.version {
-		if _, err := e.ws.WriteFile(abs, updated); err != nil {
+		if _, err := e.ws.WriteFileAs(origin(call, "edit_file"), abs, updated, &old); err != nil {
 			return *fileFailure(abs, err)
 		}
 	}

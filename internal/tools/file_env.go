@@ -31,6 +31,9 @@ func newFileEnv(d Deps) fileEnv {
 	return fileEnv{ws: d.Files, state: d.ReadState, requireRead: d.RequireReadBeforeWrite, maxBytes: d.FileMaxBytes, media: d.Media}
 }
 
+// origin names a call for the workspace's recorder (checkpoints).
+func origin(call Call, tool string) files.Origin { return files.Origin{CallID: call.ID, Tool: tool} }
+
 // maxDiffChars bounds the diff a result carries; the file itself is
 // written whole.
 const maxDiffChars = 100_000

@@ -39,7 +39,7 @@ func newNotebookEdit(d Deps) Tool {
 	}, env.notebookEdit)
 }
 
-func (e fileEnv) notebookEdit(ctx context.Context, _ Call, a notebookEditArgs) protocol.ToolResult {
+func (e fileEnv) notebookEdit(ctx context.Context, call Call, a notebookEditArgs) protocol.ToolResult {
 	abs, refused := e.resolve(a.Path)
 	if refused != nil {
 		return *refused
@@ -69,7 +69,7 @@ func (e fileEnv) notebookEdit(ctx context.Context, _ Call, a notebookEditArgs) p
 		return *r
 	}
 	version := readstate.OfString(updated)
-	if _, err := e.ws.WriteFile(abs, updated); err != nil {
+	if _, err := e.ws.WriteFileAs(origin(call, "notebook_edit"), abs, updated, &cur.content); err != nil {
 		return *fileFailure(abs, err)
 	}
 	e.refresh(abs, version)

@@ -30,7 +30,7 @@ func newWriteFile(d Deps) Tool {
 	}, env.writeFile)
 }
 
-func (e fileEnv) writeFile(ctx context.Context, _ Call, a writeFileArgs) protocol.ToolResult {
+func (e fileEnv) writeFile(ctx context.Context, call Call, a writeFileArgs) protocol.ToolResult {
 	abs, refused := e.resolve(a.Path)
 	if refused != nil {
 		return *refused
@@ -51,7 +51,7 @@ func (e fileEnv) writeFile(ctx context.Context, _ Call, a writeFileArgs) protoco
 	created := !cur.exists
 	if cur.version != version { // identical content: nothing to write
 		var err error
-		if created, err = e.ws.WriteFile(abs, a.Content); err != nil {
+		if created, err = e.ws.WriteFileAs(origin(call, "write_file"), abs, a.Content, nil); err != nil {
 			return *fileFailure(abs, err)
 		}
 	}

@@ -19,6 +19,9 @@ from .protocol import (
     ApprovalRequestResult,
     AskUserRequestParams,
     AskUserRequestResult,
+    CheckpointDiffResult,
+    CheckpointInfo,
+    CheckpointListResult,
     Health,
     HostToolsRegisterResult,
     LifecycleReadyParams,
@@ -26,6 +29,7 @@ from .protocol import (
     PluginResult,
     ReadStateGetResult,
     ReadStateSeedResult,
+    RestoreResult,
     SessionCloseResult,
     SessionListResult,
     TodoListResult,
@@ -369,6 +373,33 @@ class Sidecar:
         """The plan todo_write last stored for chat_id (or for no chat);
         ``on_todo_updated`` receives each new one."""
         return await self.request("todo.list", {} if chat_id is None else {"chatId": chat_id})
+
+    # ---- checkpoints and undo ----
+
+    async def create_checkpoint(self, label: Optional[str] = None) -> CheckpointInfo:
+        """Marks a point in the workspace's change log (call it at each user turn)."""
+        return await self.request("checkpoint.create", {} if label is None else {"label": label})
+
+    async def list_checkpoints(self) -> CheckpointListResult:
+        return await self.request("checkpoint.list")
+
+    async def diff_checkpoint(self, from_id: str, to_id: Optional[str] = None) -> CheckpointDiffResult:
+        """The unified diff of the tools' changes from a checkpoint to another, or to now."""
+        return await self.request("checkpoint.diff", {"from": from_id} if to_id is None else {"from": from_id, "to": to_id})
+
+    async def restore_checkpoint(self, checkpoint_id: str, paths: Optional[List[str]] = None, force: bool = False) -> RestoreResult:
+        """Puts back the files the tools changed since the checkpoint; files
+        changed since by others are conflicts unless force."""
+        params: Dict[str, Any] = {"id": checkpoint_id}
+        if paths is not None:
+            params["paths"] = paths
+        if force:
+            params["force"] = True
+        return await self.request("checkpoint.restore", params)
+
+    async def undo_tool_call(self, call_id: str, force: bool = False) -> RestoreResult:
+        """Takes back one call's file changes (or a restore's, by its callId)."""
+        return await self.request("tool.undo", {"callId": call_id, "force": True} if force else {"callId": call_id})
 
     # ---- lifetime ----
 

@@ -67,6 +67,62 @@ class CancelParams(TypedDict):
     id: Union[str, int]
 
 
+class CheckpointCreateParams(TypedDict, total=False):
+    """Params of checkpoint.create: mark a point in the workspace's change log (a host calls it at each user turn)."""
+    label: str
+    """a name the host shows, e.g. the user's prompt"""
+
+
+_CheckpointDiffParamsRequired = TypedDict("_CheckpointDiffParamsRequired", {"from": str})
+
+
+_CheckpointDiffParamsOptional = TypedDict("_CheckpointDiffParamsOptional", {"to": str}, total=False)
+
+
+class CheckpointDiffParams(_CheckpointDiffParamsRequired, _CheckpointDiffParamsOptional):
+    """Params of checkpoint.diff: the changes the tools made from one checkpoint to a later one, or to the files as they are now."""
+
+
+class CheckpointDiffResult(TypedDict):
+    """Result of checkpoint.diff."""
+    diff: str
+    """unified diff, a/ and b/ paths relative to the workspace"""
+    notKept: List[str]
+    """files whose content on one side was over the size limit and not kept"""
+
+
+class _CheckpointInfoRequired(TypedDict):
+    id: str
+    time: str
+    """RFC 3339, UTC"""
+    changed: List[str]
+    """files the tools changed since the checkpoint, relative to the workspace, in the order first changed"""
+    commandsSince: int
+    """calls since the checkpoint of tools whose changes are not recorded (bash, run_code, local plugin and host tools)"""
+
+
+class CheckpointInfo(_CheckpointInfoRequired, total=False):
+    """One checkpoint (the result of checkpoint.create, an entry of checkpoint.list)."""
+    label: str
+
+
+class CheckpointListResult(TypedDict):
+    """Result of checkpoint.list: every checkpoint still in the store, oldest first."""
+    checkpoints: List[CheckpointInfo]
+
+
+class _CheckpointRestoreParamsRequired(TypedDict):
+    id: str
+
+
+class CheckpointRestoreParams(_CheckpointRestoreParamsRequired, total=False):
+    """Params of checkpoint.restore: put the files the tools changed since the checkpoint back as they were. A file that is not what the tools last wrote is a conflict and left alone unless force."""
+    paths: List[str]
+    """only these files (relative to the workspace or absolute)"""
+    force: bool
+    """overwrite conflicted files too"""
+
+
 class WireErrorData(TypedDict):
     kind: Literal["parse", "invalid_request", "method_not_found", "invalid_params", "internal", "cancelled", "policy_denied", "busy", "plugin_state", "plugin_load"]
 
@@ -200,6 +256,27 @@ class ReadStateSeedResult(TypedDict):
     skipped: int
 
 
+class Conflict(TypedDict):
+    path: str
+    reason: str
+
+
+class _RestoreResultRequired(TypedDict):
+    callId: str
+    """the id this restore is recorded under: tool.undo it to take the restore back"""
+    restored: List[str]
+    conflicted: List[Conflict]
+    notKept: List[str]
+    """files whose earlier content was over the size limit and not kept: left as they are"""
+    commandsRan: bool
+    """commands ran since the checkpoint (or the call): what they changed is not recorded and was not restored"""
+
+
+class RestoreResult(_RestoreResultRequired, total=False):
+    """Result of checkpoint.restore and tool.undo."""
+    note: str
+
+
 class SessionCloseParams(TypedDict, total=False):
     """Params of session.close: the session to end (its shell and everything it started are killed). sessionId is required; id is its earlier name, still read when sessionId is absent."""
     sessionId: str
@@ -290,6 +367,16 @@ class _ToolProgressParamsRequired(TypedDict):
 class ToolProgressParams(_ToolProgressParamsRequired, total=False):
     """Sidecar → host notification: live output of a long-running tool. A shell session's output (bash_session, write_stdin) carries its sessionId and the terminal's raw bytes, escape sequences included, as stream stdout."""
     sessionId: str
+
+
+class _ToolUndoParamsRequired(TypedDict):
+    callId: str
+
+
+class ToolUndoParams(_ToolUndoParamsRequired, total=False):
+    """Params of tool.undo: take back the file changes of one tool call (with the nested calls of a run_code call), or of an earlier restore by its callId."""
+    force: bool
+    """overwrite conflicted files too"""
 
 
 class ToolCall(TypedDict):

@@ -1,6 +1,7 @@
 """Every host → sidecar method the binary serves, through its typed wrapper."""
 import asyncio
 import hashlib
+from pathlib import Path
 
 from steerable_sidecar import RpcError, SidecarExitError
 
@@ -95,6 +96,21 @@ class MethodsTest(SidecarTest):
         self.assertEqual(await sc.list_todos("c1"), {"todos": todos})
         self.assertEqual(seen, [{"chatId": "c1", "todos": todos}])  # sent before the call's reply
         self.assertEqual(await sc.list_todos(), {"todos": []})
+
+    async def test_checkpoints(self):
+        self.write("a.txt", "before\n")
+        sc = await self.start()
+        cp = await sc.create_checkpoint("turn 1")
+        self.assertEqual(cp["label"], "turn 1")
+        self.assertTrue((await sc.invoke("read_file", {"path": "a.txt"}))["success"])
+        self.assertTrue((await sc.invoke("write_file", {"path": "a.txt", "content": "after\n"}))["success"])
+        self.assertEqual((await sc.list_checkpoints())["checkpoints"][0]["changed"], ["a.txt"])
+        self.assertIn("-before\n+after\n", (await sc.diff_checkpoint(cp["id"]))["diff"])
+        restored = await sc.restore_checkpoint(cp["id"])
+        self.assertEqual(restored["restored"], ["a.txt"])
+        self.assertEqual(Path(self.ws, "a.txt").read_text(), "before\n")
+        self.assertEqual((await sc.undo_tool_call(restored["callId"]))["restored"], ["a.txt"])
+        self.assertEqual(Path(self.ws, "a.txt").read_text(), "after\n")
 
     async def test_shutdown_now(self):
         sc = await self.start()

@@ -41,3 +41,6 @@ class ProtocolTest(unittest.TestCase):
         self.assertEqual(protocol.ApprovalRequestResult.__required_keys__, frozenset({"decision"}))
         self.assertEqual(protocol.ApprovalRequestResult.__optional_keys__, frozenset({"reason"}))
         self.assertIn("needsFollowup", protocol.ToolResult.__annotations__)
+        # "from" is a keyword: the functional form keeps it a required key.
+        self.assertEqual(protocol.CheckpointDiffParams.__required_keys__, frozenset({"from"}))
+        self.assertEqual(protocol.CheckpointDiffParams.__optional_keys__, frozenset({"to"}))

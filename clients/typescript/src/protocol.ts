@@ -52,6 +52,53 @@ export interface CancelParams {
   [key: string]: unknown;
 }
 
+/** Params of checkpoint.create: mark a point in the workspace's change log (a host calls it at each user turn). */
+export interface CheckpointCreateParams {
+  /** a name the host shows, e.g. the user's prompt */
+  label?: string;
+}
+
+/** Params of checkpoint.diff: the changes the tools made from one checkpoint to a later one, or to the files as they are now. */
+export interface CheckpointDiffParams {
+  from: string;
+  /** a later checkpoint; absent or empty: now */
+  to?: string;
+}
+
+/** Result of checkpoint.diff. */
+export interface CheckpointDiffResult {
+  /** unified diff, a/ and b/ paths relative to the workspace */
+  diff: string;
+  /** files whose content on one side was over the size limit and not kept */
+  notKept: string[];
+}
+
+/** One checkpoint (the result of checkpoint.create, an entry of checkpoint.list). */
+export interface CheckpointInfo {
+  id: string;
+  label?: string;
+  /** RFC 3339, UTC */
+  time: string;
+  /** files the tools changed since the checkpoint, relative to the workspace, in the order first changed */
+  changed: string[];
+  /** calls since the checkpoint of tools whose changes are not recorded (bash, run_code, local plugin and host tools) */
+  commandsSince: number;
+}
+
+/** Result of checkpoint.list: every checkpoint still in the store, oldest first. */
+export interface CheckpointListResult {
+  checkpoints: CheckpointInfo[];
+}
+
+/** Params of checkpoint.restore: put the files the tools changed since the checkpoint back as they were. A file that is not what the tools last wrote is a conflict and left alone unless force. */
+export interface CheckpointRestoreParams {
+  id: string;
+  /** only these files (relative to the workspace or absolute) */
+  paths?: string[];
+  /** overwrite conflicted files too */
+  force?: boolean;
+}
+
 export interface WireErrorData {
   kind: "parse" | "invalid_request" | "method_not_found" | "invalid_params" | "internal" | "cancelled" | "policy_denied" | "busy" | "plugin_state" | "plugin_load";
   [key: string]: unknown;
@@ -174,6 +221,24 @@ export interface ReadStateSeedResult {
   skipped: number;
 }
 
+export interface Conflict {
+  path: string;
+  reason: string;
+}
+
+/** Result of checkpoint.restore and tool.undo. */
+export interface RestoreResult {
+  /** the id this restore is recorded under: tool.undo it to take the restore back */
+  callId: string;
+  restored: string[];
+  conflicted: Conflict[];
+  /** files whose earlier content was over the size limit and not kept: left as they are */
+  notKept: string[];
+  /** commands ran since the checkpoint (or the call): what they changed is not recorded and was not restored */
+  commandsRan: boolean;
+  note?: string;
+}
+
 /** Params of session.close: the session to end (its shell and everything it started are killed). sessionId is required; id is its earlier name, still read when sessionId is absent. */
 export interface SessionCloseParams {
   /** the session, as bash_session's result names it */
@@ -248,6 +313,13 @@ export interface ToolProgressParams {
   sessionId?: string;
   stream: "stdout" | "stderr";
   chunk: string;
+}
+
+/** Params of tool.undo: take back the file changes of one tool call (with the nested calls of a run_code call), or of an earlier restore by its callId. */
+export interface ToolUndoParams {
+  callId: string;
+  /** overwrite conflicted files too */
+  force?: boolean;
 }
 
 /** What the assistant asks to run. Strict: no other keys. */

@@ -16,6 +16,14 @@ import { ToolCall } from "./call.js";
 import { CANCELLED, METHOD_NOT_FOUND, RpcError, SidecarError, SidecarExitError } from "./errors.js";
 import type {
   ApprovalRequestParams,
+  CheckpointCreateParams,
+  CheckpointDiffParams,
+  CheckpointDiffResult,
+  CheckpointInfo,
+  CheckpointListResult,
+  CheckpointRestoreParams,
+  RestoreResult,
+  ToolUndoParams,
   ApprovalRequestResult,
   AskUserRequestParams,
   AskUserRequestResult,
@@ -69,6 +77,11 @@ export interface HostMethods {
   "session.list": [params: undefined, result: SessionListResult];
   "session.close": [params: SessionCloseParams, result: SessionCloseResult];
   "todo.list": [params: TodoListParams | undefined, result: TodoListResult];
+  "checkpoint.create": [params: CheckpointCreateParams | undefined, result: CheckpointInfo];
+  "checkpoint.list": [params: undefined, result: CheckpointListResult];
+  "checkpoint.diff": [params: CheckpointDiffParams, result: CheckpointDiffResult];
+  "checkpoint.restore": [params: CheckpointRestoreParams, result: RestoreResult];
+  "tool.undo": [params: ToolUndoParams, result: RestoreResult];
 }
 
 /** What a reverse-request handler gets besides the params. */
@@ -386,6 +399,32 @@ export class Sidecar extends EventEmitter {
   /** listTodos is the plan todo_write last stored for chatId (or for no chat); the "todos" event sends each new one. */
   listTodos(chatId?: string, opts?: RequestOptions): Promise<TodoListResult> {
     return this.request("todo.list", chatId === undefined ? {} : { chatId }, opts);
+  }
+
+  // ---- checkpoints and undo ----
+
+  /** createCheckpoint marks a point in the workspace's change log (call it at each user turn). */
+  createCheckpoint(label?: string, opts?: RequestOptions): Promise<CheckpointInfo> {
+    return this.request("checkpoint.create", label === undefined ? {} : { label }, opts);
+  }
+
+  listCheckpoints(opts?: RequestOptions): Promise<CheckpointListResult> {
+    return this.request("checkpoint.list", undefined, opts);
+  }
+
+  /** diffCheckpoint is the unified diff of the tools' changes from a checkpoint to another, or to now. */
+  diffCheckpoint(from: string, to?: string, opts?: RequestOptions): Promise<CheckpointDiffResult> {
+    return this.request("checkpoint.diff", to === undefined ? { from } : { from, to }, opts);
+  }
+
+  /** restoreCheckpoint puts back the files the tools changed since the checkpoint; files changed since by others are conflicts unless force. */
+  restoreCheckpoint(id: string, options: { paths?: string[]; force?: boolean } = {}, opts?: RequestOptions): Promise<RestoreResult> {
+    return this.request("checkpoint.restore", { id, ...options }, opts);
+  }
+
+  /** undoToolCall takes back one call's file changes (or a restore's, by its callId). */
+  undoToolCall(callId: string, force?: boolean, opts?: RequestOptions): Promise<RestoreResult> {
+    return this.request("tool.undo", force === undefined ? { callId } : { callId, force }, opts);
   }
 
   // ---- lifetime ----

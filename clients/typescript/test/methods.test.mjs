@@ -1,6 +1,8 @@
 // Every host → sidecar method the binary serves, through its typed wrapper.
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { test } from "node:test";
 import { RpcError, SidecarExitError } from "../dist/index.js";
 import { pluginConfig, start, workspace } from "./helpers.mjs";
@@ -120,4 +122,20 @@ test("todo.list and the todos event", async (t) => {
   assert.deepEqual(await seen, { chatId: "c1", todos });
   assert.deepEqual(await sc.listTodos("c1"), { todos });
   assert.deepEqual(await sc.listTodos(), { todos: [] });
+});
+
+test("checkpoints: create, list, diff, restore, undo of the restore", async (t) => {
+  const sc = await start(t, { files: { "a.txt": "before\n" } });
+  const cp = await sc.createCheckpoint("turn 1");
+  assert.equal(cp.label, "turn 1");
+  assert.equal((await sc.invoke("read_file", { path: "a.txt" })).success, true);
+  assert.equal((await sc.invoke("write_file", { path: "a.txt", content: "after\n" })).success, true);
+  const [listed] = (await sc.listCheckpoints()).checkpoints;
+  assert.deepEqual(listed.changed, ["a.txt"]);
+  assert.match((await sc.diffCheckpoint(cp.id)).diff, /-before\n\+after\n/);
+  const restored = await sc.restoreCheckpoint(cp.id);
+  assert.deepEqual(restored.restored, ["a.txt"]);
+  assert.equal(readFileSync(join(sc.cwd, "a.txt"), "utf8"), "before\n");
+  assert.deepEqual((await sc.undoToolCall(restored.callId)).restored, ["a.txt"]);
+  assert.equal(readFileSync(join(sc.cwd, "a.txt"), "utf8"), "after\n");
 });
