@@ -34,11 +34,35 @@ async function connect({ capabilities = {}, args = ["--cwd", workspace], setup }
   return { client, negotiated: () => negotiated };
 }
 
+// jsonResults: STEERABLE_MCP_RESULTS=json, where structuredContent is also
+// serialised as a second text block; the default (model) sends a built-in
+// tool's text form instead, and structuredContent without its payload.
+const jsonResults = process.env.STEERABLE_MCP_RESULTS === "json";
+
 function data(res) {
   check(res.structuredContent && typeof res.structuredContent === "object", "structuredContent is an object");
-  const rendered = JSON.parse(res.content[1].text);
-  check(JSON.stringify(rendered) === JSON.stringify(res.structuredContent), "the second text block renders structuredContent");
+  if (jsonResults) {
+    const rendered = JSON.parse(res.content[1].text);
+    check(JSON.stringify(rendered) === JSON.stringify(res.structuredContent), "the second text block renders structuredContent");
+  }
   return res.structuredContent;
+}
+
+// bashStdout is a bash result's stdout: in the model shape the text between
+// "stdout:\n" and "\nstderr:".
+function bashStdout(res) {
+  if (jsonResults) return data(res).stdout;
+  const m = /^exit code: \d+\nstdout:\n([\s\S]*)\nstderr:\n/.exec(res.content[0].text);
+  check(m, `bash text form: ${res.content[0].text}`);
+  return m[1];
+}
+
+// fileText is a read_file result's text: in the model shape the text under
+// the header line.
+function fileText(res) {
+  if (jsonResults) return data(res).content;
+  const text = res.content[0].text;
+  return text.slice(text.indexOf("\n") + 1);
 }
 
 const scenarios = {
@@ -88,7 +112,7 @@ const scenarios = {
     });
     // Chunks are batched (at most one notification per 100 ms per stream).
     console.log(`progress ${chunks.length >= 1 ? "received" : "missing"} ${JSON.stringify(chunks.join(""))}`);
-    console.log(`stdout ${JSON.stringify(data(res).stdout)}`);
+    console.log(`stdout ${JSON.stringify(bashStdout(res))}`);
     const abort = new AbortController();
     const marker = `mcp-node-cancel-${process.pid}`;
     const long = client.callTool({ name: "bash", arguments: { command: `echo started; exec -a ${marker} sleep 60` } }, undefined, {
@@ -100,7 +124,7 @@ const scenarios = {
     console.log(`marker ${marker}`);
     // The session goes on after the cancellation.
     const after = await client.callTool({ name: "bash", arguments: { command: "echo after" } });
-    console.log(`after ${JSON.stringify(data(after).stdout)}`);
+    console.log(`after ${JSON.stringify(bashStdout(after))}`);
     await client.close();
   },
 
@@ -163,7 +187,7 @@ const scenarios = {
       setup: (c) => c.setRequestHandler(ListRootsRequestSchema, async () => ({ roots: [{ uri: `file://${workspace}`, name: "ws" }] })),
     });
     const res = await client.callTool({ name: "read_file", arguments: { path: "notes.txt" } });
-    console.log(`read from the root ${!res.isError} ${JSON.stringify(data(res).content)}`);
+    console.log(`read from the root ${!res.isError} ${JSON.stringify(fileText(res))}`);
     await client.close();
   },
 
