@@ -105,8 +105,10 @@ that is acceptable (never /, a credential store such as ~/.ssh or a directory in
 nor a whole home while the deny list is empty), else the directory the client started
 the server in (never the filesystem root).
 ask_user and approvals (STEERABLE_APPROVALS=host) become elicitation requests; a client
-that cannot elicit gets no ask_user and has approvals denied. stdout carries MCP frames
-only; logs go to stderr.`
+that cannot elicit gets no ask_user and has approvals denied. A built-in tool's result is
+the text a model reads (the file under a header line, grep's path:line lines, the diff);
+STEERABLE_MCP_RESULTS=json sends structuredContent as JSON text for clients that parse it.
+stdout carries MCP frames only; logs go to stderr.`
 
 // mcpBoot boots the app for the MCP server once it knows the workspace.
 type mcpBoot struct {

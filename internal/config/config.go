@@ -83,7 +83,7 @@ type Config struct {
 
 	// MCP server mode (steerable-sidecar mcp).
 	MCPStrategy string `env:"STEERABLE_MCP_STRATEGY" envDefault:"full" oneof:"full|minimal|progressive" feature:"mcp" help:"tools/list strategy of steerable-sidecar mcp (--strategy wins)"`
-	MCPResults  string `env:"STEERABLE_MCP_RESULTS" envDefault:"json" oneof:"model|json" feature:"mcp" help:"tool results of steerable-sidecar mcp: model (a built-in tool's text form: file text, grep lines, the diff; metadata in structuredContent) or json (structuredContent and its JSON text)"`
+	MCPResults  string `env:"STEERABLE_MCP_RESULTS" envDefault:"model" oneof:"model|json" feature:"mcp" help:"tool results of steerable-sidecar mcp: model (a built-in tool's text form: file text, grep lines, the diff; metadata in structuredContent) or json (structuredContent and its JSON text)"`
 }
 
 // Web holds the web tools' bounds, policy and provider (tools-spec "Web

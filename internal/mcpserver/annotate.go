@@ -19,21 +19,44 @@ const (
 
 // toolOf is the MCP form of a descriptor; false when its parameters schema
 // is not an object schema, which MCP requires (a client validating the list
-// would otherwise reject every tool).
-func toolOf(d protocol.ToolDescriptor, localNetwork bool) (*mcp.Tool, bool) {
+// would otherwise reject every tool). A built-in tool carries the
+// outputSchema of its structuredContent in the results shape.
+func toolOf(d protocol.ToolDescriptor, localNetwork bool, results string) (*mcp.Tool, bool) {
 	schema, ok := inputSchema(d.Parameters)
 	if !ok {
 		return nil, false
 	}
 	title := titleOf(d)
-	return &mcp.Tool{
+	t := &mcp.Tool{
 		Name:        d.Name,
 		Title:       title,
-		Description: d.Description,
+		Description: describe(d),
 		InputSchema: schema,
 		Annotations: annotations(d, title, localNetwork),
 		Meta:        mcp.Meta{metaMode: string(d.Mode), metaSource: d.Source},
-	}, true
+	}
+	if out := outputSchema(d, results); out != nil {
+		t.OutputSchema = out
+	}
+	return t, true
+}
+
+// oneShotNote says once, in read_file's description, how a client that
+// opens a session per call (the Inspector's CLI, a script) passes the
+// read-before-write gate, which the writers' descriptions only name: an
+// MCP session's read state ends with the session (issue 30 item 3).
+const oneShotNote = " Writers refuse an existing file this MCP session has not read: a client that opens a new session " +
+	"for each call passes the version read_file returned as expectedVersion to write_file, edit_file or notebook_edit; " +
+	"apply_patch needs the read in its own session (a trusted script may instead run the server with " +
+	"STEERABLE_REQUIRE_READ_BEFORE_WRITE=0)."
+
+// describe is the description a listed tool carries: the registry's, and
+// for the built-in read_file the one-shot note.
+func describe(d protocol.ToolDescriptor) string {
+	if d.Name == "read_file" && d.Source == protocol.SourceBuiltin {
+		return d.Description + oneShotNote
+	}
+	return d.Description
 }
 
 // inputSchema returns raw with "type":"object" made explicit when it is

@@ -24,7 +24,8 @@ func (s *Server) callTool(ctx context.Context, req *mcp.CallToolRequest) (*mcp.C
 		return refusal(msg), nil
 	}
 	p := req.Params
-	if _, ok := t.Registry.Lookup(p.Name); !ok {
+	entry, ok := t.Registry.Lookup(p.Name)
+	if !ok {
 		// MCP: an unknown tool is a protocol error (-32602), not a result.
 		sugg := t.Registry.Suggest(p.Name)
 		return nil, invalidParams(unknownToolMessage(p.Name, sugg), map[string]any{"unknownTool": p.Name, "suggestions": sugg})
@@ -46,12 +47,14 @@ func (s *Server) callTool(ctx context.Context, req *mcp.CallToolRequest) (*mcp.C
 		// model calls a match.
 		s.notifyListChanged(ctx, req.Session)
 	}
-	if s.opts.Results == "model" {
-		if r, ok := modelResult(p.Name, res); ok {
-			return r, nil
-		}
+	r := shapeResult(p.Name, res, s.opts.Results)
+	if r.IsError && outputSchema(entry.Desc, s.opts.Results) != nil {
+		// The TypeScript SDK client validates the structuredContent of an
+		// error too, and throws instead of returning the error to the
+		// model; the data stays in the JSON text block.
+		r.StructuredContent = nil
 	}
-	return callResult(res), nil
+	return r, nil
 }
 
 // serveCall is callTool for either path, the SDK's (receive) or the

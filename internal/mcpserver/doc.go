@@ -18,15 +18,23 @@
 //   - tools/list: name, title, description, inputSchema (an object schema:
 //     "type":"object" is made explicit; a tool whose schema is another type
 //     is left out and logged) and annotations from the mode
-//     (annotations.go). ask_user is listed only for a client that declared
+//     (annotations.go), and for each built-in tool an outputSchema of its
+//     structuredContent in the results shape (outputschema/<tool>.json,
+//     outputschema.go). ask_user is listed only for a client that declared
 //     elicitation. With a strategy that offers tool_search (full,
 //     progressive), its matches join the list for the rest of the session:
 //     an MCP client calls only listed tools.
 //   - tools/call: the ToolResult's message (or error) is the first text
 //     block, data is structuredContent and, serialised, a second text
 //     block; success:false is isError:true; needsFollowup, terminal and
-//     nextAction travel in _meta["steerable.dev/toolResult"]. An unknown
-//     tool is -32602 (MCP: a protocol error), with the closest names.
+//     nextAction travel in _meta["steerable.dev/toolResult"]. With Results
+//     "model" (STEERABLE_MCP_RESULTS' default) a built-in's success is
+//     instead its text form, with structuredContent without the fields the
+//     text carries (modeltext.go). An error of a tool with an outputSchema
+//     has no structuredContent (its data stays in the JSON text): the
+//     TypeScript SDK client validates an error's too, and would throw
+//     instead of showing the model the error. An unknown tool is -32602
+//     (MCP: a protocol error), with the closest names.
 //   - notifications/cancelled cancels the call's context: a shell's process
 //     group is killed exactly as on $/cancelRequest. The cancelled request
 //     gets no reply (MCP: the receiver SHOULD NOT respond).

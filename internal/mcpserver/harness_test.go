@@ -31,9 +31,11 @@ type setup struct {
 	strategy  string
 	approvals bool // STEERABLE_APPROVALS=host
 	client    mcp.ClientOptions
-	roots     []string // client roots (file:// URIs are made from these dirs)
-	open      bool     // the workspace comes from the roots (Options.Open, Roots)
-	openNow   bool     // Options.Open without Roots: opened at once
+	roots     []string                          // client roots (file:// URIs are made from these dirs)
+	open      bool                              // the workspace comes from the roots (Options.Open, Roots)
+	openNow   bool                              // Options.Open without Roots: opened at once
+	results   string                            // Options.Results
+	deps      func(t *testing.T, d *tools.Deps) // adds to the tools' Deps (a sandbox, todos)
 }
 
 type harness struct {
@@ -71,7 +73,7 @@ func newServer(t *testing.T, s setup) *harness {
 		blockStarted: make(chan string, 8), blockEnded: make(chan error, 8)}
 	log := zerolog.New(zerolog.NewTestWriter(t)).Level(zerolog.WarnLevel)
 	h.host = NewHost(log)
-	opts := Options{Version: "test", Strategy: s.strategy, Host: h.host, Log: log}
+	opts := Options{Version: "test", Strategy: s.strategy, Host: h.host, Results: s.results, Log: log}
 	if s.open || s.openNow {
 		opts.Roots = s.open
 		opts.Open = func(_ context.Context, root string) (Tools, error) {
@@ -80,10 +82,10 @@ func newServer(t *testing.T, s setup) *harness {
 			if dir == "" {
 				dir = h.dir
 			}
-			return h.tools(t, dir, s.approvals), nil
+			return h.tools(t, dir, s), nil
 		}
 	} else {
-		tl := h.tools(t, h.dir, s.approvals)
+		tl := h.tools(t, h.dir, s)
 		opts.Tools = &tl
 	}
 	srv, err := New(opts)
@@ -95,7 +97,7 @@ func newServer(t *testing.T, s setup) *harness {
 }
 
 // tools builds the registry and dispatcher for dir.
-func (h *harness) tools(t *testing.T, dir string, approvals bool) Tools {
+func (h *harness) tools(t *testing.T, dir string, s setup) Tools {
 	h.reg = tools.NewRegistry()
 	ws, err := files.Open(dir, true)
 	if err != nil {
@@ -105,11 +107,14 @@ func (h *harness) tools(t *testing.T, dir string, approvals bool) Tools {
 	log := zerolog.Nop()
 	deps := tools.Deps{Workspace: dir, Host: h.host, Log: log, Registry: h.reg,
 		Files: ws, ReadState: readstate.NewStore(), RequireReadBeforeWrite: true, FileMaxBytes: 1 << 20}
+	if s.deps != nil {
+		s.deps(t, &deps)
+	}
 	if err := h.reg.Register(protocol.SourceBuiltin, append(tools.Builtins(deps), h.testTools()...)...); err != nil {
 		t.Fatal(err)
 	}
 	var approver tools.Approver
-	if approvals {
+	if s.approvals {
 		approver = tools.HostApprover{Host: h.host}
 	}
 	return Tools{Registry: h.reg, Dispatcher: tools.NewDispatcher(h.reg, approver, log), Workspace: dir}

@@ -24,6 +24,7 @@ import (
 type view struct {
 	strategy     string
 	localNetwork bool
+	results      string // Options.Results: the outputSchemas' shape
 	log          zerolog.Logger
 
 	mu       sync.Mutex
@@ -54,7 +55,7 @@ func (v *view) list(reg *tools.Registry, askUser bool) ([]*mcp.Tool, error) {
 	slices.SortFunc(descs, func(a, b protocol.ToolDescriptor) int { return strings.Compare(a.Name, b.Name) })
 	out := make([]*mcp.Tool, 0, len(descs))
 	for _, d := range descs {
-		t, ok := toolOf(d, v.localNetwork)
+		t, ok := toolOf(d, v.localNetwork, v.results)
 		if !ok {
 			v.skip(d)
 			continue

@@ -3,7 +3,9 @@ package mcpserver
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -293,5 +295,24 @@ func TestEveryBuiltinHasATitle(t *testing.T) {
 		if _, ok := builtinTitles[tl.Name]; !ok {
 			t.Errorf("built-in %s has no entry in builtinTitles (its title would be %q)", tl.Name, tl.Title)
 		}
+	}
+}
+
+// TestReadBeforeWriteIsSaidOnce: the one-shot note is in read_file's
+// description and in no other listed tool's (issue 30 item 3).
+func TestReadBeforeWriteIsSaidOnce(t *testing.T) {
+	h := newHarness(t, setup{client: mcp.ClientOptions{ElicitationHandler: acceptAll}})
+	res, err := h.cs.ListTools(testCtx(t), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var with []string
+	for _, tl := range res.Tools {
+		if n := strings.Count(tl.Description, "STEERABLE_REQUIRE_READ_BEFORE_WRITE=0"); n > 0 {
+			with = append(with, fmt.Sprintf("%s×%d", tl.Name, n))
+		}
+	}
+	if len(with) != 1 || with[0] != "read_file×1" {
+		t.Errorf("the one-shot note is in %v; want it once, in read_file", with)
 	}
 }

@@ -45,27 +45,54 @@ func callResult(res protocol.ToolResult) *mcp.CallToolResult {
 	return out
 }
 
-// modelResult is res in the model-first shape (Options.Results "model",
-// issue 30): the tool's text form as the only text block, and
-// structuredContent without the field that text carries. ok is false when
-// the tool has no text form; the caller then sends callResult's shape.
+// shapeResult is res in the shape Options.Results asks for: "model" (issue
+// 30) sends a built-in tool's text form (modelResult), and a result of
+// content blocks with structuredContent that leaves out data.content, the
+// text the blocks already carry; anything else is callResult's shape.
+func shapeResult(tool string, res protocol.ToolResult, results string) *mcp.CallToolResult {
+	if results != resultsModel {
+		return callResult(res)
+	}
+	if r, ok := modelResult(tool, res); ok {
+		return r
+	}
+	r := callResult(res)
+	if len(res.Content) > 0 {
+		if b, err := json.Marshal(without(res.Data, []string{"content"})); err == nil {
+			r.StructuredContent = json.RawMessage(b)
+		}
+	}
+	return r
+}
+
+// resultsModel is Options.Results for the model-first shape.
+const resultsModel = "model"
+
+// modelResult is res in the model-first shape: the tool's text form as the
+// only text block, and structuredContent without the fields that text
+// carries (modelMoved). ok is false when the tool has no text form.
 func modelResult(tool string, res protocol.ToolResult) (*mcp.CallToolResult, bool) {
-	text, moved, ok := modelText(tool, res)
+	text, ok := modelText(tool, res)
 	if !ok {
 		return nil, false
-	}
-	meta := maps.Clone(res.Data)
-	for _, k := range strings.Split(moved, ",") {
-		delete(meta, k)
 	}
 	out := &mcp.CallToolResult{
 		Content: []mcp.Content{&mcp.TextContent{Text: text}},
 		Meta:    mcp.Meta{resultMetaKey: resultFlags(res)},
 	}
-	if b, err := json.Marshal(meta); err == nil {
+	if b, err := json.Marshal(without(res.Data, modelMoved[tool])); err == nil {
 		out.StructuredContent = json.RawMessage(b)
 	}
 	return out, true
+}
+
+// without is a copy of data without keys.
+func without(data map[string]any, keys []string) map[string]any {
+	out := maps.Clone(data)
+	for _, k := range keys {
+		delete(out, k)
+	}
+	return out
 }
 
 // mcpContent maps content blocks one to one: text → text, image → image,
@@ -99,9 +126,7 @@ func metadataText(res protocol.ToolResult, all []byte) string {
 	if _, ok := res.Data["content"]; !ok || len(res.Content) == 0 {
 		return string(all)
 	}
-	meta := maps.Clone(res.Data)
-	delete(meta, "content")
-	b, err := json.Marshal(meta)
+	b, err := json.Marshal(without(res.Data, []string{"content"}))
 	if err != nil {
 		return string(all)
 	}

@@ -105,6 +105,7 @@ func New(opts Options) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
+	v.results = opts.Results
 	if opts.MaxInflight <= 0 {
 		opts.MaxInflight = 64
 	}

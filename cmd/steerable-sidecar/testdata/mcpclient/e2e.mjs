@@ -4,6 +4,7 @@
 //
 // Each scenario prints one line per fact for the script to match, and throws
 // (exit 1) when the server breaks the protocol or a mapping.
+import http from "node:http";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import {
@@ -19,11 +20,11 @@ function check(cond, what) {
   if (!cond) throw new Error(`check failed: ${what}`);
 }
 
-async function connect({ capabilities = {}, args = ["--cwd", workspace], setup } = {}) {
+async function connect({ capabilities = {}, args = ["--cwd", workspace], setup, env = {} } = {}) {
   const transport = new StdioClientTransport({
     command: "steerable-sidecar",
     args: ["mcp", "--log-level", "warn", ...args, ...flags],
-    env: process.env,
+    env: { ...process.env, ...env },
     stderr: "inherit",
   });
   let negotiated = null;
@@ -34,11 +35,35 @@ async function connect({ capabilities = {}, args = ["--cwd", workspace], setup }
   return { client, negotiated: () => negotiated };
 }
 
+// jsonResults: STEERABLE_MCP_RESULTS=json, where structuredContent is also
+// serialised as a second text block; the default (model) sends a built-in
+// tool's text form instead, and structuredContent without its payload.
+const jsonResults = process.env.STEERABLE_MCP_RESULTS === "json";
+
 function data(res) {
   check(res.structuredContent && typeof res.structuredContent === "object", "structuredContent is an object");
-  const rendered = JSON.parse(res.content[1].text);
-  check(JSON.stringify(rendered) === JSON.stringify(res.structuredContent), "the second text block renders structuredContent");
+  if (jsonResults) {
+    const rendered = JSON.parse(res.content[1].text);
+    check(JSON.stringify(rendered) === JSON.stringify(res.structuredContent), "the second text block renders structuredContent");
+  }
   return res.structuredContent;
+}
+
+// bashStdout is a bash result's stdout: in the model shape the text between
+// "stdout:\n" and "\nstderr:".
+function bashStdout(res) {
+  if (jsonResults) return data(res).stdout;
+  const m = /^exit code: \d+\nstdout:\n([\s\S]*)\nstderr:\n/.exec(res.content[0].text);
+  check(m, `bash text form: ${res.content[0].text}`);
+  return m[1];
+}
+
+// fileText is a read_file result's text: in the model shape the text under
+// the header line.
+function fileText(res) {
+  if (jsonResults) return data(res).content;
+  const text = res.content[0].text;
+  return text.slice(text.indexOf("\n") + 1);
 }
 
 const scenarios = {
@@ -88,7 +113,7 @@ const scenarios = {
     });
     // Chunks are batched (at most one notification per 100 ms per stream).
     console.log(`progress ${chunks.length >= 1 ? "received" : "missing"} ${JSON.stringify(chunks.join(""))}`);
-    console.log(`stdout ${JSON.stringify(data(res).stdout)}`);
+    console.log(`stdout ${JSON.stringify(bashStdout(res))}`);
     const abort = new AbortController();
     const marker = `mcp-node-cancel-${process.pid}`;
     const long = client.callTool({ name: "bash", arguments: { command: `echo started; exec -a ${marker} sleep 60` } }, undefined, {
@@ -100,7 +125,7 @@ const scenarios = {
     console.log(`marker ${marker}`);
     // The session goes on after the cancellation.
     const after = await client.callTool({ name: "bash", arguments: { command: "echo after" } });
-    console.log(`after ${JSON.stringify(data(after).stdout)}`);
+    console.log(`after ${JSON.stringify(bashStdout(after))}`);
     await client.close();
   },
 
@@ -163,7 +188,7 @@ const scenarios = {
       setup: (c) => c.setRequestHandler(ListRootsRequestSchema, async () => ({ roots: [{ uri: `file://${workspace}`, name: "ws" }] })),
     });
     const res = await client.callTool({ name: "read_file", arguments: { path: "notes.txt" } });
-    console.log(`read from the root ${!res.isError} ${JSON.stringify(data(res).content)}`);
+    console.log(`read from the root ${!res.isError} ${JSON.stringify(fileText(res))}`);
     await client.close();
   },
 
@@ -224,6 +249,82 @@ const scenarios = {
     const res = await client.callTool({ name: "write_file", arguments: { path: "small.txt", content: "ok" } });
     console.log(`after isError ${res.isError === true}`);
     await client.close();
+  },
+
+  // Every listed built-in has an outputSchema, and each is called at least
+  // once: callTool checks the structuredContent of each success against it
+  // (and throws when it does not conform). A loopback server plays Tavily
+  // (STEERABLE_WEB_SEARCH_BASE_URL) and the forward proxy of a public
+  // address (HTTP_PROXY) for web_fetch, the one way the binary reaches it.
+  async outputschema() {
+    const web = http.createServer((req, res) => {
+      req.resume();
+      if (req.method === "POST" && req.url.endsWith("/search")) {
+        res.setHeader("Content-Type", "application/json");
+        res.end(JSON.stringify({ results: [{ title: "Go", url: "https://go.dev/", content: "The Go language" }] }));
+        return;
+      }
+      res.setHeader("Content-Type", "text/html");
+      res.end("<html><head><title>Page</title></head><body><h1>Hello</h1><p>from the proxy</p></body></html>");
+    });
+    await new Promise((resolve) => web.listen(0, "127.0.0.1", resolve));
+    const base = `http://127.0.0.1:${web.address().port}`;
+    const { client } = await connect({
+      capabilities: { elicitation: { form: {} } },
+      env: {
+        STEERABLE_RUN_CODE: "1",
+        STEERABLE_WEB_SEARCH_PROVIDER: "tavily",
+        STEERABLE_WEB_SEARCH_API_KEY: "test-key",
+        STEERABLE_WEB_SEARCH_BASE_URL: base,
+        HTTP_PROXY: base,
+      },
+      setup: (c) =>
+        c.setRequestHandler(ElicitRequestSchema, async () => ({ action: "accept", content: { q: "yes" } })),
+    });
+    const { tools } = await client.listTools();
+    // (test_* are the test binary's own tools, registered as built-ins.)
+    const missing = tools
+      .filter((t) => t._meta?.["steerable.dev/source"] === "builtin" && !t.name.startsWith("test_") && !t.outputSchema)
+      .map((t) => t.name);
+    check(missing.length === 0, `built-ins without an outputSchema: ${missing}`);
+    const rf = tools.find((t) => t.name === "read_file").outputSchema;
+    console.log(`read_file outputSchema content=${"content" in rf.properties} ${JSON.stringify(rf.description)}`);
+    const called = new Set();
+    let session;
+    const call = async (name, args) => {
+      const res = await client.callTool({ name, arguments: args }); // validates structuredContent
+      check(!res.isError, `${name}: ${res.content[0]?.text}`);
+      called.add(name);
+      return res;
+    };
+    await call("read_file", { path: "a.go" });
+    await call("read_file", { path: "shot.png" });
+    await call("read_file", { path: "nb.ipynb" });
+    await call("write_file", { path: "new.txt", content: "new\n" });
+    await call("edit_file", { path: "a.go", edits: [{ oldText: "A()", newText: "B()" }] });
+    await call("apply_patch", { patch: "*** Begin Patch\n*** Add File: b.go\n+package a\n*** End Patch\n" });
+    await call("notebook_edit", { path: "nb.ipynb", cellId: "intro", editMode: "replace", newSource: "# New title" });
+    for (const output of ["hits", "files", "count"]) await call("grep", { query: "package", output });
+    await call("glob", { pattern: "*.go" });
+    await call("bash", { command: "echo out; echo err >&2" });
+    session = (await call("bash_session", { command: "echo hi" })).structuredContent.sessionId;
+    await call("write_stdin", { sessionId: session, chars: "exit\n" });
+    await call("todo_write", { todos: [{ id: "1", content: "ship", status: "in_progress" }] });
+    await call("tool_search", { query: "calendar" });
+    await call("ask_user", { intro: "One thing:", questions: [{ id: "q", text: "Go on?", type: "text" }] });
+    await call("web_fetch", { url: "http://93.184.215.14/page" });
+    await call("web_search", { query: "go" });
+    await call("run_code", { description: "sum", code: "return 1 + 1" });
+    // An error is returned, not thrown: it carries no structuredContent to
+    // fail the schema (the SDK validates an error's too).
+    const missingFile = await client.callTool({ name: "read_file", arguments: { path: "missing.txt" } });
+    console.log(`missing isError ${missingFile.isError} structured ${"structuredContent" in missingFile}`);
+    const listed = tools.filter((t) => t.outputSchema).map((t) => t.name).sort();
+    const unvalidated = listed.filter((n) => !called.has(n));
+    check(unvalidated.length === 0, `listed with an outputSchema but not called: ${unvalidated}`);
+    console.log(`validated ${listed.join(",")}`);
+    await client.close();
+    web.close();
   },
 };
 
