@@ -59,7 +59,8 @@
 // # Reverse calls
 //
 // Peer sends the sidecar's own requests to the host with ids "srv_N" and
-// implements tools.Host. A reverse call ends with the host's result, its
+// implements tools.Host, a method per reverse request (host.go), each
+// decoding the host's reply once into the type the tools take. A reverse call ends with the host's result, its
 // error, a malformed-reply error (any reply carrying its id ends it),
 // tools.ErrHostGone (no host, EOF, write failure) or the caller's context —
 // never hangs. A response that matches no pending call is logged at warn

@@ -66,7 +66,9 @@ func (p *Peer) writer() *wire.Writer {
 	return p.out
 }
 
-// Call implements tools.Host.
+// Call sends the reverse request method and decodes the host's result into
+// result (nil: ignore it). The typed methods of tools.Host (host.go) are
+// built on it; it is exported for test tools that send arbitrary methods.
 func (p *Peer) Call(ctx context.Context, method string, params, result any) error {
 	out := p.writer()
 	if out == nil {
@@ -168,12 +170,9 @@ func (p *Peer) cancelRemote(out *wire.Writer, id wire.ID) {
 	}
 }
 
-// Notify implements tools.Host. Without a host the notification is
-// dropped. It waits for room on stdout only as long as ctx; a progress
-// notification does not wait at all: when stdout is full it is dropped and
-// counted (system.ping's droppedNotifications), as the next one supersedes
-// it.
-func (p *Peer) Notify(ctx context.Context, method string, params any) error {
+// notify sends a notification, waiting for room on stdout only as long as
+// ctx. Without a host it is dropped.
+func (p *Peer) notify(ctx context.Context, method string, params any) error {
 	out := p.writer()
 	if out == nil {
 		return nil
@@ -182,11 +181,18 @@ func (p *Peer) Notify(ctx context.Context, method string, params any) error {
 	if err != nil {
 		return fmt.Errorf("%s: params do not marshal: %w", method, err)
 	}
-	if method == protocol.NotificationProgress {
-		out.TrySend(frame)
-		return nil
-	}
 	return out.SendCtx(ctx, frame)
 }
 
-var _ tools.Host = (*Peer)(nil)
+// tryNotify sends a notification only if stdout has room: when it is full
+// the notification is dropped and counted (system.ping's
+// droppedNotifications).
+func (p *Peer) tryNotify(method string, params any) {
+	out := p.writer()
+	if out == nil {
+		return
+	}
+	if frame, err := wire.AppendRequest(nil, nil, method, params); err == nil {
+		out.TrySend(frame)
+	}
+}

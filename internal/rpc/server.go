@@ -256,7 +256,7 @@ func (s *Server) announceReady() {
 		Version: s.opts.Version, ProtocolVersion: protocol.ProtocolVersion,
 		PID: os.Getpid(), ListenInfo: protocol.ListenInfo{Transport: "stdio"},
 	}
-	if err := s.peer.Notify(context.Background(), protocol.NotificationReady, ready); err != nil {
+	if err := s.peer.notify(context.Background(), protocol.NotificationReady, ready); err != nil {
 		s.log.Warn().Err(err).Msg("lifecycle.ready not sent")
 	}
 	s.log.Info().Str("status", h.Status).Int("tools", h.LoadedTools).Msg("sidecar ready")
@@ -268,7 +268,7 @@ func (s *Server) announceReady() {
 func (s *Server) notifyBounded(method string, params any) {
 	ctx, cancel := context.WithTimeout(context.Background(), finalWrite)
 	defer cancel()
-	_ = s.peer.Notify(ctx, method, params)
+	_ = s.peer.notify(ctx, method, params)
 	_ = s.c.out.Drain(ctx)
 }
 
