@@ -40,6 +40,7 @@ require (
 	github.com/mschoch/smat v0.2.0 // indirect
 	github.com/segmentio/asm v1.1.3 // indirect
 	github.com/segmentio/encoding v0.5.4 // indirect
+	github.com/sourcegraph/jsonrpc2 v0.2.3
 	github.com/yosida95/uritemplate/v3 v3.0.2 // indirect
 	go.etcd.io/bbolt v1.4.0 // indirect
 	golang.org/x/oauth2 v0.35.0 // indirect
@@ -52,4 +53,7 @@ require (
 replace github.com/santhosh-tekuri/jsonschema/v6 => ./third_party/jsonschema
 
 replace github.com/caarlos0/env/v11 => ./third_party/env
+
 replace github.com/ledongthuc/pdf => ./third_party/pdf
+
+replace github.com/sourcegraph/jsonrpc2 => ./third_party/jsonrpc2
