@@ -11,8 +11,8 @@ import (
 	"sync/atomic"
 
 	"github.com/rs/zerolog"
-	"github.com/sourcegraph/jsonrpc2"
 	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/sourcegraph/jsonrpc2"
 
 	"steerable.dev/sidecar/internal/wire"
 	"steerable.dev/sidecar/protocol"

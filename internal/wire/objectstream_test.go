@@ -19,7 +19,7 @@ type streamPeer struct {
 	in    *io.PipeWriter
 	out   chan string
 	reqs  chan *jsonrpc2.Request
-	lasts chan lastRead // Last, asked in the handler
+	lasts chan lastRead           // Last, asked in the handler
 	recv  chan *jsonrpc2.Response // responses OnRecv saw without a call
 	conn  *jsonrpc2.Conn
 	st    *ObjectStream
