@@ -12,7 +12,6 @@ import (
 
 	"github.com/rs/zerolog"
 	"github.com/santhosh-tekuri/jsonschema/v6"
-	"github.com/sourcegraph/jsonrpc2"
 
 	"steerable.dev/sidecar/internal/wire"
 	"steerable.dev/sidecar/protocol"
@@ -240,15 +239,17 @@ func (d *dispatcher) replyNow(msg wire.Message, result any, err error) {
 func (d *dispatcher) answer(msg wire.Message, result any, err error, queue bool) {
 	buf := getFrameBuf()
 	b := *buf
-	resp := &jsonrpc2.Response{ID: replyID(msg.ID)}
+	r := &responseAndResult{} // one allocation for both
+	resp := &r.resp
+	resp.ID = replyID(msg.ID)
 	if err == nil {
 		var mErr error
 		if b, mErr = appendResult(b[:0], result); mErr != nil {
 			d.log.Error().Err(mErr).Str("method", msg.Method).Msg("reply does not marshal")
 			err = fmt.Errorf("reply does not marshal: %w", mErr)
 		} else {
-			raw := json.RawMessage(b)
-			resp.Result = &raw
+			r.result = b
+			resp.Result = &r.result
 		}
 	}
 	if err != nil {

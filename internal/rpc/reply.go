@@ -1,6 +1,7 @@
 package rpc
 
 import (
+	"encoding/json"
 	"sync"
 
 	"github.com/sourcegraph/jsonrpc2"
@@ -30,6 +31,12 @@ func putFrameBuf(p *[]byte, b []byte) {
 func appendResult(dst []byte, result any) ([]byte, error) {
 	err := wire.AppendValue(&dst, result)
 	return dst, err
+}
+
+// responseAndResult is a Response with the result it points to.
+type responseAndResult struct {
+	resp   jsonrpc2.Response
+	result json.RawMessage
 }
 
 // replyID is a request's id as the Conn echoes it: as the host spelled it.

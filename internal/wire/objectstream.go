@@ -176,9 +176,11 @@ func (s *ObjectStream) decode(frame []byte) (*jsonrpc2.Request, *jsonrpc2.Respon
 	}
 	switch msg.Kind {
 	case Request, Notification:
-		req := &jsonrpc2.Request{Method: msg.Method, Notif: msg.Kind == Notification}
+		r := &requestAndParams{params: msg.Params} // one allocation for both
+		req := &r.req
+		req.Method, req.Notif = msg.Method, msg.Kind == Notification
 		if msg.Params != nil {
-			req.Params = &msg.Params
+			req.Params = &r.params
 		}
 		if msg.Kind == Request {
 			req.ID = connID(msg.ID)
@@ -202,6 +204,12 @@ func (s *ObjectStream) decode(frame []byte) (*jsonrpc2.Request, *jsonrpc2.Respon
 		s.o.OnNullID()
 	}
 	return nil, nil
+}
+
+// requestAndParams is a Request with the params it points to.
+type requestAndParams struct {
+	req    jsonrpc2.Request
+	params json.RawMessage
 }
 
 func isBlank(b []byte) bool {
@@ -292,13 +300,13 @@ func appendMessage(dst []byte, req *jsonrpc2.Request, resp *jsonrpc2.Response) (
 			return dst, err
 		}
 		dst = append(dst, `{"jsonrpc":"2.0","id":`...)
-		dst = append(dst, RawID(resp.ID)...)
+		dst = appendID(dst, resp.ID)
 		dst = append(dst, `,"error":`...)
 		dst = append(dst, e...)
 		return append(dst, '}'), nil
 	case resp != nil:
 		dst = append(dst, `{"jsonrpc":"2.0","id":`...)
-		dst = append(dst, RawID(resp.ID)...)
+		dst = appendID(dst, resp.ID)
 		dst = append(dst, `,"result":`...)
 		dst = append(dst, rawOrNull(resp.Result)...)
 		return append(dst, '}'), nil
@@ -306,7 +314,7 @@ func appendMessage(dst []byte, req *jsonrpc2.Request, resp *jsonrpc2.Response) (
 		dst = append(dst, `{"jsonrpc":"2.0",`...)
 		if !req.Notif {
 			dst = append(dst, `"id":`...)
-			dst = append(dst, RawID(req.ID)...)
+			dst = appendID(dst, req.ID)
 			dst = append(dst, ',')
 		}
 		dst = append(dst, `"method":`...)
@@ -316,6 +324,32 @@ func appendMessage(dst []byte, req *jsonrpc2.Request, resp *jsonrpc2.Response) (
 		return append(dst, '}'), nil
 	}
 	return dst, errors.New("wire: a message must be a request or a response")
+}
+
+// appendID appends id's JSON as RawID would, without allocating for an id
+// read from the peer or a plain string.
+func appendID(dst []byte, id jsonrpc2.ID) []byte {
+	switch {
+	case id.Raw != "":
+		return append(dst, id.Raw...)
+	case !id.IsString:
+		return strconv.AppendUint(dst, id.Num, 10)
+	case isPlain(id.Str):
+		dst = append(dst, '"')
+		dst = append(dst, id.Str...)
+		return append(dst, '"')
+	}
+	return append(dst, RawID(id)...)
+}
+
+// isPlain: s is printable ASCII that encoding/json writes as it is.
+func isPlain(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+			return false
+		}
+	}
+	return true
 }
 
 func rawOrNull(m *json.RawMessage) []byte {

@@ -219,7 +219,9 @@ func (c *Conn) readMessages(ctx context.Context) {
 		if ms != nil {
 			m.request, m.response, err = ms.ReadMessage()
 		} else {
-			err = c.stream.ReadObject(&m)
+			var o anyMessage // only this path makes the message escape
+			err = c.stream.ReadObject(&o)
+			m = o
 		}
 		if err != nil {
 			if ms != nil {
@@ -369,7 +371,7 @@ func (c *Conn) send(ctx context.Context, m *anyMessage, wait bool) (cc *call, er
 	if ms != nil {
 		err = ms.WriteMessage(ctx, m.request, m.response)
 	} else {
-		err = c.stream.WriteObject(m)
+		err = c.stream.WriteObject(*m) // by value: m itself does not escape
 	}
 	if err != nil {
 		return nil, err
