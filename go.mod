@@ -17,6 +17,7 @@ require (
 	github.com/rogpeppe/go-internal v1.16.0
 	github.com/rs/zerolog v1.35.1
 	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3
+	github.com/sourcegraph/jsonrpc2 v0.2.3
 	go.uber.org/goleak v1.3.0
 	golang.org/x/image v0.48.0
 	golang.org/x/net v0.61.0
@@ -52,4 +53,7 @@ require (
 replace github.com/santhosh-tekuri/jsonschema/v6 => ./third_party/jsonschema
 
 replace github.com/caarlos0/env/v11 => ./third_party/env
+
 replace github.com/ledongthuc/pdf => ./third_party/pdf
+
+replace github.com/sourcegraph/jsonrpc2 => ./third_party/jsonrpc2

@@ -255,7 +255,7 @@ func (a *app) buildTools(host tools.Host) error {
 	}
 	var approver tools.Approver
 	if a.cfg.Approvals == "host" {
-		approver = tools.HostApprover{Host: host}
+		approver = host
 	}
 	a.dispatcher = tools.NewDispatcher(a.registry, approver, a.log)
 	if a.checkpoints != nil {

@@ -39,7 +39,7 @@ func (a *app) loadPlugins(host tools.Host) error {
 		a.checks["plugins"] = protocol.Check{Status: protocol.CheckOK, Message: "no plugin sources configured"}
 		return nil
 	}
-	a.plugins = plugins.NewManager(a.registry, plugins.NewSandboxLauncher(a.sandbox), host, a.log.With().Str("component", "plugins").Logger(), plugins.Options{
+	a.plugins = plugins.NewManager(a.registry, plugins.NewSandboxLauncher(a.sandbox), pluginProgress{host}, a.log.With().Str("component", "plugins").Logger(), plugins.Options{
 		Workspace: string(a.cfg.Workspace), TempDir: a.sandbox.TempDir(), Environ: a.sandbox.Env(sandbox.EnvScrubbed), Version: version,
 		Network:         a.cfg.SandboxNetwork,
 		StartTimeout:    time.Duration(a.cfg.PluginStartTimeoutMs) * time.Millisecond,
@@ -53,6 +53,19 @@ func (a *app) loadPlugins(host tools.Host) error {
 	if err != nil && !a.cfg.PluginsDegrade {
 		a.closePlugins(0) // the ones that did start; the process exits next
 		return &bootError{"plugins failed to load (STEERABLE_PLUGINS_DEGRADE=1 starts without them):\n  " + strings.Join(loadMessages(err), "\n  ")}
+	}
+	return nil
+}
+
+// pluginProgress relays the plugins' progress to the host. internal/plugins
+// hands its relay an untyped notification; the only one it sends is
+// tool.progress, so anything else is dropped.
+type pluginProgress struct{ host tools.Host }
+
+// Notify implements the plugins' progress relay.
+func (p pluginProgress) Notify(ctx context.Context, _ string, params any) error {
+	if pp, ok := params.(protocol.ToolProgressParams); ok {
+		p.host.Progress(ctx, pp)
 	}
 	return nil
 }

@@ -3,10 +3,12 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"strconv"
 	"time"
 
+	"steerable.dev/sidecar/internal/rpc"
 	"steerable.dev/sidecar/internal/tools"
 	"steerable.dev/sidecar/protocol"
 )
@@ -43,8 +45,8 @@ func scriptTestTools(d tools.Deps) []tools.Tool {
 					ctx, cancel = context.WithTimeout(ctx, time.Duration(a.TimeoutMs)*time.Millisecond)
 					defer cancel()
 				}
-				var out map[string]any
-				if err := d.Host.Call(ctx, a.Method, a.Params, &out); err != nil {
+				out, err := reverseCall(ctx, d.Host, a.Method, a.Params)
+				if err != nil {
 					return tools.Followup("reverse call failed: %v", err)
 				}
 				return tools.OK("host answered", out)
@@ -52,6 +54,21 @@ func scriptTestTools(d tools.Deps) []tools.Tool {
 		tools.New(protocol.ToolDescriptor{Name: "test_panic", Description: "panic", Mode: protocol.ModeRead, Parameters: obj, Exposure: protocol.ExposureHidden},
 			func(context.Context, tools.Call, struct{}) protocol.ToolResult { panic("test panic") }),
 	}
+}
+
+// reverseCall sends the reverse request a script names. Serve mode's Peer
+// sends any method; an MCP session's Host has only its typed requests, of
+// which the scripts use tool.invoke.
+func reverseCall(ctx context.Context, host tools.Host, method string, params json.RawMessage) (map[string]any, error) {
+	var out map[string]any
+	if peer, ok := host.(*rpc.Peer); ok {
+		return out, peer.Call(ctx, method, params, &out)
+	}
+	if method != protocol.MethodToolInvoke {
+		return nil, fmt.Errorf("test_reverse sends only %s outside serve mode", protocol.MethodToolInvoke)
+	}
+	_, err := host.InvokeTool(ctx, protocol.ToolCall{})
+	return out, err
 }
 
 // scriptFilesFault is the crash hook of the file-tool scripts: with

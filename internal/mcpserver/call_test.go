@@ -206,7 +206,7 @@ func TestProgressIncreasesOnTheWire(t *testing.T) {
 			for _, stream := range []string{"stdout", "stderr"} {
 				wg.Go(func() {
 					for range 2000 {
-						h.host.Notify(ctx, protocol.NotificationProgress, protocol.ToolProgressParams{CallID: c.ID, Stream: stream, Chunk: "x\n"})
+						h.host.Progress(ctx, protocol.ToolProgressParams{CallID: c.ID, Stream: stream, Chunk: "x\n"})
 					}
 				})
 			}

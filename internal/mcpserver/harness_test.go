@@ -3,6 +3,7 @@ package mcpserver
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -115,7 +116,7 @@ func (h *harness) tools(t *testing.T, dir string, s setup) Tools {
 	}
 	var approver tools.Approver
 	if s.approvals {
-		approver = tools.HostApprover{Host: h.host}
+		approver = h.host
 	}
 	return Tools{Registry: h.reg, Dispatcher: tools.NewDispatcher(h.reg, approver, log), Workspace: dir}
 }
@@ -223,15 +224,14 @@ func (h *harness) testTools() []tools.Tool {
 		tools.New(protocol.ToolDescriptor{Name: "test_progress", Description: "streams three chunks", Mode: protocol.ModeRead, Parameters: obj},
 			func(ctx context.Context, c tools.Call, _ struct{}) protocol.ToolResult {
 				for _, chunk := range []string{"one\n", "two\n", "three\n"} {
-					host.Notify(ctx, protocol.NotificationProgress, protocol.ToolProgressParams{CallID: c.ID, Stream: "stdout", Chunk: chunk})
+					host.Progress(ctx, protocol.ToolProgressParams{CallID: c.ID, Stream: "stdout", Chunk: chunk})
 				}
 				return tools.OK("streamed", nil)
 			}),
 		tools.New(protocol.ToolDescriptor{Name: "test_reverse", Description: "a reverse call", Mode: protocol.ModeRead,
 			Parameters: json.RawMessage(`{"type":"object","properties":{"method":{"type":"string"}},"required":["method"]}`)},
 			func(ctx context.Context, c tools.Call, a struct{ Method string }) protocol.ToolResult {
-				var out json.RawMessage
-				if err := host.Call(ctx, a.Method, map[string]any{"id": c.ID}, &out); err != nil {
+				if err := reverseCall(ctx, host, a.Method, c.ID); err != nil {
 					return tools.Followup("reverse call failed: %v", err)
 				}
 				return tools.OK("answered", nil)
@@ -245,6 +245,20 @@ func (h *harness) testTools() []tools.Tool {
 			Exposure: protocol.ExposureHidden, Parameters: obj},
 			func(context.Context, tools.Call, struct{}) protocol.ToolResult { return tools.OK("hidden ran", nil) }),
 	}
+}
+
+// reverseCall makes the reverse request a test names, by its method.
+func reverseCall(ctx context.Context, host *Host, method, callID string) error {
+	var err error
+	switch method {
+	case protocol.MethodToolInvoke:
+		_, err = host.InvokeTool(ctx, protocol.ToolCall{ID: callID})
+	case protocol.MethodWebSearchRequest:
+		_, err = host.WebSearch(ctx, protocol.WebSearchRequestParams{})
+	default:
+		err = fmt.Errorf("the test harness sends no %s", method)
+	}
+	return err
 }
 
 func testLog(t *testing.T) zerolog.Logger {

@@ -2,7 +2,6 @@ package mcpserver
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"sync"
@@ -71,38 +70,39 @@ func (h *Host) call(callID string) *hostCall {
 // show one.
 var errNoElicitation = errors.New("the MCP client did not declare the elicitation capability, so nobody can be asked")
 
-// Call implements tools.Host.
-func (h *Host) Call(ctx context.Context, method string, params, result any) error {
-	switch method {
-	case protocol.MethodAskUserRequest:
-		var p protocol.AskUserRequestParams
-		if err := convert(params, &p); err != nil {
-			return err
-		}
-		ss, err := h.elicitor(p.CallID)
-		if err != nil {
-			return err
-		}
-		res, err := askUser(ctx, ss, p)
-		if err != nil {
-			return err
-		}
-		return convert(res, result)
-	case protocol.MethodApprovalRequest:
-		var p protocol.ApprovalRequestParams
-		if err := convert(params, &p); err != nil {
-			return err
-		}
-		ss, err := h.elicitor(p.CallID)
-		if err != nil {
-			return err
-		}
-		res, err := approve(ctx, ss, p)
-		if err != nil {
-			return err
-		}
-		return convert(res, result)
+// AskUser implements tools.Host: the questions become one elicitation form.
+func (h *Host) AskUser(ctx context.Context, p protocol.AskUserRequestParams) (protocol.AskUserRequestResult, error) {
+	ss, err := h.elicitor(p.CallID)
+	if err != nil {
+		return protocol.AskUserRequestResult{}, err
 	}
+	return askUser(ctx, ss, p)
+}
+
+// Approve implements tools.Host: an elicitation asking allow or deny.
+func (h *Host) Approve(ctx context.Context, p protocol.ApprovalRequestParams) (protocol.ApprovalRequestResult, error) {
+	ss, err := h.elicitor(p.CallID)
+	if err != nil {
+		return protocol.ApprovalRequestResult{}, err
+	}
+	return approve(ctx, ss, p)
+}
+
+// InvokeTool implements tools.Host: an MCP client has no tool.invoke.
+func (h *Host) InvokeTool(context.Context, protocol.ToolCall) (protocol.ToolResult, error) {
+	return protocol.ToolResult{}, noCounterpart(protocol.MethodToolInvoke)
+}
+
+// WebSearch implements tools.Host: an MCP client has no web_search.request.
+func (h *Host) WebSearch(context.Context, protocol.WebSearchRequestParams) (protocol.WebSearchRequestResult, error) {
+	return protocol.WebSearchRequestResult{}, noCounterpart(protocol.MethodWebSearchRequest)
+}
+
+// TodoUpdated implements tools.Host: MCP has no such notification; the
+// client reads the list with todo_write's result.
+func (h *Host) TodoUpdated(context.Context, protocol.TodoUpdatedParams) {}
+
+func noCounterpart(method string) error {
 	return fmt.Errorf("%w (an MCP client answers no %s requests)", tools.ErrHostGone, method)
 }
 
@@ -118,59 +118,22 @@ func (h *Host) elicitor(callID string) (*mcp.ServerSession, error) {
 	return c.session, nil
 }
 
-// Notify implements tools.Host: tool.progress becomes notifications/progress
-// (the chunk as the message, the bytes streamed so far as the progress, the
-// stream in _meta) when the call carried a progress token.
-func (h *Host) Notify(ctx context.Context, method string, params any) error {
-	if method != protocol.NotificationProgress {
-		return nil
-	}
-	var p protocol.ToolProgressParams
-	if err := convert(params, &p); err != nil {
-		return err
-	}
+// Progress implements tools.Host: tool.progress becomes
+// notifications/progress (the chunk as the message, the bytes streamed so far
+// as the progress, the stream in _meta) when the call carried a progress
+// token.
+func (h *Host) Progress(ctx context.Context, p protocol.ToolProgressParams) {
 	c := h.call(p.CallID)
 	if c == nil || c.token == nil {
-		return nil
+		return
 	}
 	// stdout and stderr stream from their own goroutines: the count and the
 	// send go together, or a larger progress could overtake a smaller one.
 	c.sendMu.Lock()
 	defer c.sendMu.Unlock()
 	c.progress += float64(len(p.Chunk))
-	return c.session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: c.token, Progress: c.progress,
+	_ = c.session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: c.token, Progress: c.progress,
 		Message: p.Chunk, Meta: mcp.Meta{"steerable.dev/stream": p.Stream}})
-}
-
-// convert copies v into out (a pointer) through JSON, unless v already has
-// out's type; the tools hand the Host typed params and ask for typed or raw
-// results.
-func convert(v, out any) error {
-	switch o := out.(type) {
-	case *protocol.AskUserRequestParams:
-		if p, ok := v.(protocol.AskUserRequestParams); ok {
-			*o = p
-			return nil
-		}
-	case *protocol.ApprovalRequestParams:
-		if p, ok := v.(protocol.ApprovalRequestParams); ok {
-			*o = p
-			return nil
-		}
-	case *protocol.ToolProgressParams:
-		if p, ok := v.(protocol.ToolProgressParams); ok {
-			*o = p
-			return nil
-		}
-	}
-	b, err := json.Marshal(v)
-	if err != nil {
-		return fmt.Errorf("mcpserver: encoding %T: %w", v, err)
-	}
-	if err := json.Unmarshal(b, out); err != nil {
-		return fmt.Errorf("mcpserver: decoding into %T: %w", out, err)
-	}
-	return nil
 }
 
 var _ tools.Host = (*Host)(nil)

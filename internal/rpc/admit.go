@@ -78,7 +78,7 @@ func (d *dispatcher) admit(msg wire.Message, size int) bool {
 	}
 	for !needsSlot && d.light >= d.limits.light {
 		d.mu.Unlock()
-		d.srv.c.out.Flush() // before a wait: its answers must not wait too
+		d.srv.st.Writer().Flush() // before a wait: its answers must not wait too
 		d.mu.Lock()
 		if d.light >= d.limits.light {
 			d.lightCap.Wait()

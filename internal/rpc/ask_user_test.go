@@ -19,7 +19,7 @@ import (
 
 func askUserTool(timeout time.Duration) func(tools.Host) []tools.Tool {
 	return func(h tools.Host) []tools.Tool {
-		return []tools.Tool{tools.NewAskUser(tools.HostAskUser{Host: h}, timeout, zerolog.Nop())}
+		return []tools.Tool{tools.NewAskUser(h, timeout, zerolog.Nop())}
 	}
 }
 

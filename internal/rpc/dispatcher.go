@@ -245,24 +245,30 @@ func (d *dispatcher) replyNow(msg wire.Message, result any, err error) {
 func (d *dispatcher) answer(msg wire.Message, result any, err error, queue bool) {
 	buf := getFrameBuf()
 	b := *buf
+	r := &responseAndResult{} // one allocation for both
+	resp := &r.resp
+	resp.ID = replyID(msg.ID)
 	if err == nil {
 		var mErr error
-		if b, mErr = wire.AppendResult(b[:0], msg.ID.Raw, result); mErr != nil {
+		if b, mErr = appendResult(b[:0], result); mErr != nil {
 			d.log.Error().Err(mErr).Str("method", msg.Method).Msg("reply does not marshal")
 			err = fmt.Errorf("reply does not marshal: %w", mErr)
+		} else {
+			r.result = b
+			resp.Result = &r.result
 		}
 	}
 	if err != nil {
 		if toWire(err).Code == protocol.CodeInternal {
 			d.log.Error().Err(err).Str("method", msg.Method).Msg("internal error")
 		}
-		b = appendError(b[:0], msg.ID.Raw, err)
+		resp.Error = toConn(err)
 	}
+	ctx := context.Background() // a reply waits for room as long as it takes
 	if queue {
-		_ = d.srv.c.out.Queue(b)
-	} else {
-		_ = d.srv.c.out.Send(b) // a failed write ends the session (onWriteError)
+		ctx = queueCtx
 	}
+	_ = d.srv.conn.SendResponse(ctx, resp) // a failed write ends the session (OnWriteError)
 	putFrameBuf(buf, b)
 }
 

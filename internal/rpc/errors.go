@@ -5,7 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 
-	"steerable.dev/sidecar/internal/wire"
+	"github.com/sourcegraph/jsonrpc2"
+
 	"steerable.dev/sidecar/protocol"
 )
 
@@ -38,10 +39,23 @@ func toWire(err error) protocol.WireError {
 
 // fromWire turns a host's error reply into a *protocol.Error, so callers can
 // use errors.Is with the protocol sentinels.
-func fromWire(e *wire.ErrorObject) *protocol.Error {
+func fromWire(e *jsonrpc2.Error) *protocol.Error {
 	pe := &protocol.Error{Code: protocol.Code(e.Code), Message: e.Message}
-	if len(e.Data) > 0 {
-		_ = json.Unmarshal(e.Data, &pe.Data)
+	if e.Data != nil && len(*e.Data) > 0 {
+		_ = json.Unmarshal(*e.Data, &pe.Data)
 	}
 	return pe
+}
+
+// toConn is err as the Conn sends it: toWire's error with its data
+// marshalled once. Data that does not marshal is replaced by {"kind": …}, so
+// the code and message always reach the host.
+func toConn(err error) *jsonrpc2.Error {
+	we := toWire(err)
+	data, mErr := json.Marshal(we.Data)
+	if mErr != nil {
+		data, _ = json.Marshal(map[string]any{"kind": we.Code.Kind()})
+	}
+	raw := json.RawMessage(data)
+	return &jsonrpc2.Error{Code: int64(we.Code), Message: we.Message, Data: &raw}
 }

@@ -73,7 +73,7 @@ func startHost(t *testing.T, ho hostOpts) *testHost {
 	}
 	var approver tools.Approver
 	if ho.approver {
-		approver = tools.HostApprover{Host: peer}
+		approver = peer
 	}
 	o := ho.opts
 	if o.MaxFrameBytes == 0 {
@@ -286,10 +286,11 @@ type askArgs struct {
 
 // reverseTool makes a reverse call and reports its outcome.
 func reverseTool(host tools.Host) tools.Tool {
+	peer := host.(*Peer)
 	return tools.New(protocol.ToolDescriptor{Name: "reverse", Parameters: json.RawMessage(`{"type":"object"}`)},
 		func(ctx context.Context, call tools.Call, a askArgs) protocol.ToolResult {
 			var out map[string]any
-			if err := host.Call(ctx, a.Method, map[string]string{"callId": call.ID}, &out); err != nil {
+			if err := peer.Call(ctx, a.Method, map[string]string{"callId": call.ID}, &out); err != nil {
 				return tools.Followup("reverse call failed: %v", err)
 			}
 			return tools.OK("answered", out)

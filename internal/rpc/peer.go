@@ -3,6 +3,7 @@ package rpc
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -10,6 +11,7 @@ import (
 	"sync/atomic"
 
 	"github.com/rs/zerolog"
+	"github.com/sourcegraph/jsonrpc2"
 
 	"steerable.dev/sidecar/internal/tools"
 	"steerable.dev/sidecar/internal/wire"
@@ -17,8 +19,9 @@ import (
 )
 
 // Peer is the sidecar's side of the reverse channel: requests to the host
-// with ids "srv_1", "srv_2", … and notifications. It exists before the
-// connection (tools are built with it) and is bound when Serve starts.
+// with ids "srv_1", "srv_2", … and notifications, sent on the connection's
+// jsonrpc2.Conn. It exists before the connection (tools are built with it)
+// and is bound when Serve starts.
 //
 // A reverse call ends in exactly one of: the host's result; the host's error
 // (as *protocol.Error); an error saying the host's reply was malformed (any
@@ -27,133 +30,105 @@ import (
 // ctx.Err(). A call whose ctx ends first also tells the host with
 // $/cancelRequest, so it can close a dialog nobody waits for.
 type Peer struct {
-	mu       sync.Mutex
-	out      *wire.Writer
-	pending  map[string]chan hostReply // by id key
-	gone     chan struct{}
-	goneOnce sync.Once
-	seq      atomic.Uint64
-	log      zerolog.Logger
-}
-
-// hostReply is how a reverse call ended on the host's side.
-type hostReply struct {
-	result json.RawMessage
-	err    error
+	mu   sync.Mutex
+	conn *jsonrpc2.Conn
+	seq  atomic.Uint64
+	log  zerolog.Logger
 }
 
 // NewPeer returns an unbound peer; calls fail with tools.ErrHostGone until
 // Serve binds it.
 func NewPeer(log zerolog.Logger) *Peer {
-	return &Peer{gone: make(chan struct{}), pending: map[string]chan hostReply{}, log: log}
+	return &Peer{log: log}
 }
 
-func (p *Peer) bind(out *wire.Writer) {
+func (p *Peer) bind(c *jsonrpc2.Conn) {
 	p.mu.Lock()
-	p.out = out
+	p.conn = c
 	p.mu.Unlock()
 }
 
-// hostGone fails every pending and future call: the host can no longer
-// answer.
-func (p *Peer) hostGone() {
-	p.goneOnce.Do(func() { close(p.gone) })
-}
-
-func (p *Peer) writer() *wire.Writer {
+func (p *Peer) connection() *jsonrpc2.Conn {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return p.out
+	return p.conn
 }
 
-// Call implements tools.Host.
+// Call sends the reverse request method and decodes the host's result into
+// result (nil: ignore it). The typed methods of tools.Host (host.go) are
+// built on it; it is exported for test tools that send arbitrary methods.
 func (p *Peer) Call(ctx context.Context, method string, params, result any) error {
-	out := p.writer()
-	if out == nil {
+	conn := p.connection()
+	if conn == nil {
 		return fmt.Errorf("%s: %w", method, tools.ErrHostGone)
 	}
 	select {
-	case <-p.gone:
+	case <-conn.DisconnectNotify():
 		return fmt.Errorf("%s: %w (it closed its input)", method, tools.ErrHostGone)
 	default:
 	}
-	id := wire.StringID("srv_" + strconv.FormatUint(p.seq.Add(1), 10))
-	frame, err := wire.AppendRequest(nil, id.Raw, method, params)
+	raw, err := marshalParams(params)
 	if err != nil {
 		return fmt.Errorf("%s: params do not marshal: %w", method, err)
 	}
-	ch := make(chan hostReply, 1)
-	p.mu.Lock()
-	p.pending[id.Key] = ch // before the write: the reply may come at once
-	p.mu.Unlock()
-	defer p.forget(id.Key)
-	if err := out.SendCtx(ctx, frame); err != nil {
-		if ctx.Err() != nil {
+	id := jsonrpc2.ID{Str: "srv_" + strconv.FormatUint(p.seq.Add(1), 10), IsString: true}
+	w, err := conn.DispatchCall(ctx, method, raw, jsonrpc2.PickID(id))
+	if err != nil {
+		switch {
+		case ctx.Err() != nil:
 			return ctx.Err() // stdout is full: the host is not reading it
+		case errors.Is(err, jsonrpc2.ErrClosed):
+			return fmt.Errorf("%s: %w", method, tools.ErrHostGone)
 		}
 		return fmt.Errorf("%s: %w (%v)", method, tools.ErrHostGone, err)
 	}
-	select {
-	case r := <-ch:
-		return decodeReply(method, r, result)
-	case <-ctx.Done():
-		p.cancelRemote(out, id)
+	var reply json.RawMessage
+	err = w.Wait(ctx, &reply)
+	var hostErr *jsonrpc2.Error
+	switch {
+	case err == nil:
+		return decodeResult(method, reply, result)
+	case ctx.Err() != nil && errors.Is(err, ctx.Err()):
+		p.cancelRemote(conn, id)
 		return ctx.Err()
-	case <-p.gone:
+	case errors.Is(err, jsonrpc2.ErrClosed):
 		return fmt.Errorf("%s: %w", method, tools.ErrHostGone)
+	case errors.As(err, &hostErr):
+		return fromWire(hostErr)
 	}
+	return err // a malformed reply (wire.ObjectStream)
 }
 
-func (p *Peer) forget(key string) {
-	p.mu.Lock()
-	delete(p.pending, key)
-	p.mu.Unlock()
+// marshalParams is params' JSON, once: the Conn sends it as it is.
+func marshalParams(params any) (json.RawMessage, error) {
+	var b []byte
+	if err := wire.AppendValue(&b, params); err != nil {
+		return nil, err
+	}
+	return b, nil
 }
 
-func decodeReply(method string, r hostReply, result any) error {
-	if r.err != nil {
-		return r.err
-	}
+func decodeResult(method string, reply json.RawMessage, result any) error {
 	if result != nil {
-		if err := json.Unmarshal(r.result, result); err != nil {
+		if err := json.Unmarshal(reply, result); err != nil {
 			return fmt.Errorf("%s: the host replied with a malformed result: %w", method, err)
 		}
 	}
 	return nil
 }
 
-// deliver routes a response frame to the reverse call with its id. A reply
-// nobody waits for — an id never sent, or a call already over — is logged
-// and dropped.
-func (p *Peer) deliver(msg wire.Message) {
-	r := hostReply{result: msg.Result}
-	if msg.Error != nil {
-		r.err = fromWire(msg.Error)
-	}
-	p.end(msg.ID, r)
-}
-
-// malformed ends the reverse call a malformed reply names: the host failed
-// to answer it.
-func (p *Peer) malformed(msg wire.Message, why string) {
-	p.end(msg.ID, hostReply{err: fmt.Errorf("the host sent a malformed reply (%s)", why)})
-}
-
-func (p *Peer) end(id wire.ID, r hostReply) {
-	p.mu.Lock()
-	ch, ok := p.pending[id.Key]
-	delete(p.pending, id.Key)
-	p.mu.Unlock()
-	if ok {
-		ch <- r
+// unmatched logs a response no reverse call waits for (the Conn's OnRecv:
+// req is nil when no call had its id) and drops it.
+func (p *Peer) unmatched(req *jsonrpc2.Request, resp *jsonrpc2.Response) {
+	if resp == nil || req != nil {
 		return
 	}
-	p.log.Warn().RawJSON("id", id.Raw).Msg("response matches no pending reverse call (" + p.why(id) + "); ignored")
+	p.log.Warn().RawJSON("id", wire.RawID(resp.ID)).Msg("response matches no pending reverse call (" + p.why(resp.ID) + "); ignored")
 }
 
 // why says why no call waits for id.
-func (p *Peer) why(id wire.ID) string {
-	if n, err := strconv.ParseUint(strings.TrimPrefix(id.Key, "ssrv_"), 10, 64); err == nil && strings.HasPrefix(id.Key, "ssrv_") && n >= 1 && n <= p.seq.Load() {
+func (p *Peer) why(id jsonrpc2.ID) string {
+	if n, err := strconv.ParseUint(strings.TrimPrefix(id.Str, "srv_"), 10, 64); err == nil && id.IsString && strings.HasPrefix(id.Str, "srv_") && n >= 1 && n <= p.seq.Load() {
 		return "that call is already over"
 	}
 	return "the sidecar never sent that id"
@@ -161,32 +136,37 @@ func (p *Peer) why(id wire.ID) string {
 
 // cancelRemote tells the host a reverse call was abandoned, if stdout has
 // room: the call is over either way.
-func (p *Peer) cancelRemote(out *wire.Writer, id wire.ID) {
-	frame, _ := wire.AppendRequest(nil, nil, protocol.NotificationCancel, protocol.CancelParams{ID: id.Raw})
-	if !out.TrySend(frame) {
+func (p *Peer) cancelRemote(conn *jsonrpc2.Conn, id jsonrpc2.ID) {
+	raw, _ := marshalParams(protocol.CancelParams{ID: wire.RawID(id)})
+	if conn.Notify(tryCtx, protocol.NotificationCancel, raw) != nil {
 		p.log.Debug().Msg("could not tell the host a reverse call was abandoned: stdout is full or closed")
 	}
 }
 
-// Notify implements tools.Host. Without a host the notification is
-// dropped. It waits for room on stdout only as long as ctx; a progress
-// notification does not wait at all: when stdout is full it is dropped and
-// counted (system.ping's droppedNotifications), as the next one supersedes
-// it.
-func (p *Peer) Notify(ctx context.Context, method string, params any) error {
-	out := p.writer()
-	if out == nil {
+// tryCtx and queueCtx carry the writer's modes (wire.WithMode): drop when
+// full; queue for the read loop's batch.
+var (
+	tryCtx   = wire.WithMode(context.Background(), wire.ModeTry)
+	queueCtx = wire.WithMode(context.Background(), wire.ModeQueue)
+)
+
+// notify sends a notification, waiting for room on stdout only as long as
+// ctx. Without a host it is dropped.
+func (p *Peer) notify(ctx context.Context, method string, params any) error {
+	conn := p.connection()
+	if conn == nil {
 		return nil
 	}
-	frame, err := wire.AppendRequest(nil, nil, method, params)
+	raw, err := marshalParams(params)
 	if err != nil {
 		return fmt.Errorf("%s: params do not marshal: %w", method, err)
 	}
-	if method == protocol.NotificationProgress {
-		out.TrySend(frame)
-		return nil
-	}
-	return out.SendCtx(ctx, frame)
+	return conn.Notify(ctx, method, raw)
 }
 
-var _ tools.Host = (*Peer)(nil)
+// tryNotify sends a notification only if stdout has room: when it is full
+// the notification is dropped and counted (system.ping's
+// droppedNotifications).
+func (p *Peer) tryNotify(method string, params any) {
+	_ = p.notify(tryCtx, method, params)
+}

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"sync"
 
+	"github.com/sourcegraph/jsonrpc2"
+
 	"steerable.dev/sidecar/internal/wire"
 )
 
@@ -24,7 +26,20 @@ func putFrameBuf(p *[]byte, b []byte) {
 	}
 }
 
-// appendError appends the error reply for err, mapped by toWire.
-func appendError(dst []byte, id json.RawMessage, err error) []byte {
-	return wire.AppendError(dst, id, toWire(err))
+// appendResult appends result's JSON, the one encoding/json pass of a
+// reply.
+func appendResult(dst []byte, result any) ([]byte, error) {
+	err := wire.AppendValue(&dst, result)
+	return dst, err
+}
+
+// responseAndResult is a Response with the result it points to.
+type responseAndResult struct {
+	resp   jsonrpc2.Response
+	result json.RawMessage
+}
+
+// replyID is a request's id as the Conn echoes it: as the host spelled it.
+func replyID(id wire.ID) jsonrpc2.ID {
+	return jsonrpc2.ID{Raw: string(id.Raw)}
 }

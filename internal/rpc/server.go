@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/rs/zerolog"
+	"github.com/sourcegraph/jsonrpc2"
 
 	"steerable.dev/sidecar/internal/readstate"
 	"steerable.dev/sidecar/internal/shellsession"
@@ -103,14 +104,15 @@ type Server struct {
 	svc     Services
 	peer    *Peer
 	d       *dispatcher
-	c       *conn // set by Serve
+	st      *wire.ObjectStream // set by Serve
+	conn    *jsonrpc2.Conn     // on st, set by Serve
 	log     zerolog.Logger
 	started time.Time
 	closing atomic.Bool
 
 	pid int
 
-	readDone    chan struct{} // closed when the read loop has returned
+	shedding    bool          // the read loop answers busy (conn.go's pace)
 	warmed      chan struct{} // closed when warm has compiled the schemas
 	checksJSON  checksCache
 	settled     atomic.Bool // a ping has waited for the checks (system.go)
@@ -136,7 +138,7 @@ func NewServer(opts Options, svc Services, peer *Peer) (*Server, error) {
 	}
 	s := &Server{
 		opts: opts, svc: svc, peer: peer, log: opts.Log, started: time.Now(), pid: os.Getpid(),
-		stop: make(chan string, 1), now: make(chan string, 1), readDone: make(chan struct{}),
+		stop: make(chan string, 1), now: make(chan string, 1),
 		warmed: make(chan struct{}),
 	}
 	if opts.MaxOutputQueueBytes <= 0 {
@@ -151,15 +153,9 @@ func NewServer(opts Options, svc Services, peer *Peer) (*Server, error) {
 // writes the ready marker and lifecycle.ready first, and lifecycle.shutdown
 // last.
 func (s *Server) Serve(in io.Reader, out io.Writer) string {
-	c := newConn(in, out, s.opts, s.log, func(err error) {
-		s.log.Warn().Err(err).Msg("writing to stdout failed; the host is gone")
-		s.peer.hostGone()
-		s.ShutdownNow(ReasonEOF)
-	})
-	s.c = c
-	s.peer.bind(c.out)
+	s.connect(in, out)
 	s.announceReady()
-	go s.readLoop(c) // after lifecycle.ready: it is always the first frame
+	s.st.Start() // after lifecycle.ready: it is always the first frame
 	go s.warm()
 
 	var reason string
@@ -175,9 +171,9 @@ func (s *Server) Serve(in io.Reader, out io.Writer) string {
 		s.log.Warn().Msg("some calls did not return after cancellation")
 	}
 	s.notifyBounded(protocol.NotificationShutdown, protocol.LifecycleShutdownParams{Reason: reason})
-	c.Close()
+	s.conn.Close()
 	select { // closing the input ends the read loop, unless the reader ignores it
-	case <-s.readDone:
+	case <-s.st.Ended():
 	case <-time.After(finalWrite):
 	}
 	s.d.stopWorkers()
@@ -258,7 +254,7 @@ func (s *Server) announceReady() {
 		Version: s.opts.Version, ProtocolVersion: protocol.ProtocolVersion,
 		PID: os.Getpid(), ListenInfo: protocol.ListenInfo{Transport: "stdio"},
 	}
-	if err := s.peer.Notify(context.Background(), protocol.NotificationReady, ready); err != nil {
+	if err := s.peer.notify(context.Background(), protocol.NotificationReady, ready); err != nil {
 		s.log.Warn().Err(err).Msg("lifecycle.ready not sent")
 	}
 	s.log.Info().Str("status", h.Status).Int("tools", h.LoadedTools).Msg("sidecar ready")
@@ -270,8 +266,8 @@ func (s *Server) announceReady() {
 func (s *Server) notifyBounded(method string, params any) {
 	ctx, cancel := context.WithTimeout(context.Background(), finalWrite)
 	defer cancel()
-	_ = s.peer.Notify(ctx, method, params)
-	_ = s.c.out.Drain(ctx)
+	_ = s.peer.notify(ctx, method, params)
+	_ = s.st.Writer().Drain(ctx)
 }
 
 // Health is the answer of system.ping (settle: true) and the ready
@@ -310,10 +306,10 @@ func (s *Server) health(checks protocol.Checks) protocol.Health {
 
 // outputStats is stdout's queue (zero before Serve).
 func (s *Server) outputStats() wire.Stats {
-	if s.c == nil {
+	if s.st == nil {
 		return wire.Stats{}
 	}
-	return s.c.out.Stats()
+	return s.st.Writer().Stats()
 }
 
 func (s *Server) droppedLogLines() uint64 {

@@ -26,17 +26,17 @@ func pingOnReader(s *Server) (any, bool) {
 		return nil, false
 	}
 	b := &s.batchHealth
-	if b.encoded == nil || b.read != s.c.in.Reads() {
+	if b.encoded == nil || b.read != s.st.Reads() {
 		checks := s.checks(true)
 		b.encoded = s.health(checks).AppendJSONWithChecks(b.encoded[:0], s.checksJSON.encode(checks))
-		b.read = s.c.in.Reads()
+		b.read = s.st.Reads()
 	}
 	return b.encoded, true
 }
 
 // batchHealth is the Health of the read loop's current batch.
 type batchHealth struct {
-	read    uint64 // conn.in.Reads() when it was read
+	read    uint64 // the stream's Reads() when it was read
 	encoded encodedJSON
 }
 

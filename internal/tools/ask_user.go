@@ -15,26 +15,20 @@ import (
 
 // AskUserHandler puts one ask_user call's questions to the person and waits
 // for the answers: the seam the tools spec calls make_ask_user_tool(handler).
-// The desktop path routes them to the host (HostAskUser); the CLI prompts on
+// The desktop path routes them to the host (Host.AskUser); the CLI prompts on
 // the terminal. A handler honours ctx; an error, or a result with Cancelled,
 // records empty answers.
 type AskUserHandler interface {
 	AskUser(ctx context.Context, req protocol.AskUserRequestParams) (protocol.AskUserRequestResult, error)
 }
 
-// HostAskUser asks the host with the reverse request ask_user.request.
-type HostAskUser struct{ Host Host }
-
 // errMalformedAnswer is a host reply that is neither {answers} nor
 // {cancelled:true}.
 var errMalformedAnswer = errors.New("the host replied to ask_user.request with something other than {answers} or {cancelled: true}")
 
-// AskUser implements AskUserHandler.
-func (h HostAskUser) AskUser(ctx context.Context, req protocol.AskUserRequestParams) (protocol.AskUserRequestResult, error) {
-	var raw json.RawMessage
-	if err := h.Host.Call(ctx, protocol.MethodAskUserRequest, req, &raw); err != nil {
-		return protocol.AskUserRequestResult{}, err
-	}
+// DecodeAskUserReply decodes a host's reply to ask_user.request, which must
+// be an object: {answers} or {cancelled: true}.
+func DecodeAskUserReply(raw json.RawMessage) (protocol.AskUserRequestResult, error) {
 	var res protocol.AskUserRequestResult
 	if t := bytes.TrimSpace(raw); len(t) == 0 || t[0] != '{' || json.Unmarshal(t, &res) != nil {
 		return res, fmt.Errorf("%w: %s", errMalformedAnswer, clip(string(raw), 80))
@@ -165,5 +159,5 @@ var askUserSchema = json.RawMessage(fmt.Sprintf(`{
 var (
 	_ Tool           = (*askUser)(nil)
 	_ Preparer       = (*askUser)(nil)
-	_ AskUserHandler = HostAskUser{}
+	_ AskUserHandler = Host(nil)
 )

@@ -19,36 +19,30 @@ import (
 var nopLog = zerolog.Nop()
 
 // askHost answers ask_user.request the way a test tells it to: a raw JSON
-// result, an error, or never (until ctx ends).
+// result (decoded as serve mode decodes a host's reply), an error, or never
+// (until ctx ends).
 type askHost struct {
-	mu     sync.Mutex
-	got    []protocol.AskUserRequestParams
-	reply  string // raw JSON result
-	err    error
-	block  bool
-	method string
+	NoHost
+	mu    sync.Mutex
+	got   []protocol.AskUserRequestParams
+	reply string // raw JSON result
+	err   error
+	block bool
 }
 
-func (h *askHost) Call(ctx context.Context, method string, params, result any) error {
-	b, _ := json.Marshal(params)
-	var p protocol.AskUserRequestParams
-	if err := json.Unmarshal(b, &p); err != nil {
-		return err
-	}
+func (h *askHost) AskUser(ctx context.Context, p protocol.AskUserRequestParams) (protocol.AskUserRequestResult, error) {
 	h.mu.Lock()
-	h.got, h.method = append(h.got, p), method
+	h.got = append(h.got, p)
 	h.mu.Unlock()
 	if h.block {
 		<-ctx.Done()
-		return ctx.Err()
+		return protocol.AskUserRequestResult{}, ctx.Err()
 	}
 	if h.err != nil {
-		return h.err
+		return protocol.AskUserRequestResult{}, h.err
 	}
-	return json.Unmarshal([]byte(h.reply), result)
+	return DecodeAskUserReply(json.RawMessage(h.reply))
 }
-
-func (h *askHost) Notify(context.Context, string, any) error { return nil }
 
 // askDispatcher registers the built-ins over host and returns a dispatcher.
 func askDispatcher(t *testing.T, deps Deps) *Dispatcher {
@@ -79,9 +73,6 @@ func TestAskUserSendsTheCanonicalPayloadAndReturnsAnswers(t *testing.T) {
 		{ID: "token", Text: "API token?", Type: "password"},
 		{ID: "name", Text: "Project name?", Type: "text", Placeholder: "my-app"},
 	}}
-	if host.method != protocol.MethodAskUserRequest {
-		t.Errorf("method = %q", host.method)
-	}
 	if diff := cmp.Diff([]protocol.AskUserRequestParams{wantReq}, host.got); diff != "" {
 		t.Errorf("ask_user.request params (-want +got):\n%s", diff)
 	}
@@ -124,7 +115,7 @@ func TestAskUserNeverHangsTheTurn(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			tool := NewAskUser(HostAskUser{Host: tt.host}, tt.timeout, nopLog)
+			tool := NewAskUser(tt.host, tt.timeout, nopLog)
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
 			if tt.cancel {
@@ -211,7 +202,7 @@ func TestCheckAnswersFromAnInProcessHandler(t *testing.T) {
 func TestAskUserMasksPasswordsInLogs(t *testing.T) {
 	var logs bytes.Buffer
 	host := &askHost{reply: `{"answers":{"token":"hunter2","name":"demo"}}`}
-	tool := NewAskUser(HostAskUser{Host: host}, 0, zerolog.New(&logs).Level(zerolog.DebugLevel))
+	tool := NewAskUser(host, 0, zerolog.New(&logs).Level(zerolog.DebugLevel))
 	res := tool.Run(context.Background(), Call{ID: "c1", Arguments: json.RawMessage(
 		`{"intro":"","questions":[{"id":"token","text":"Token?","type":"password"},{"id":"name","text":"Name?","type":"text"}]}`)})
 	if res.Data["answers"].(map[string]any)["token"] != "hunter2" {
@@ -293,7 +284,7 @@ func FuzzHostAnswer(f *testing.F) {
 		if !json.Valid(reply) {
 			return // the connection refuses invalid JSON before a reply reaches the tool
 		}
-		res, err := HostAskUser{Host: &askHost{reply: string(reply)}}.AskUser(context.Background(), protocol.AskUserRequestParams{Questions: qs})
+		res, err := DecodeAskUserReply(reply)
 		if err != nil {
 			return
 		}

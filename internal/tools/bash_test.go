@@ -26,14 +26,11 @@ type notes struct {
 	at  []time.Time
 }
 
-func (n *notes) Notify(_ context.Context, method string, params any) error {
+func (n *notes) Progress(_ context.Context, p protocol.ToolProgressParams) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	if method == protocol.NotificationProgress {
-		n.got = append(n.got, params.(protocol.ToolProgressParams))
-		n.at = append(n.at, time.Now())
-	}
-	return nil
+	n.got = append(n.got, p)
+	n.at = append(n.at, time.Now())
 }
 
 func bashDeps(t testing.TB, host Host, require bool, choice string) Deps {

@@ -32,7 +32,7 @@ type Deps struct {
 	// Registry is the registry the built-ins join; tool_search searches
 	// its deferred tier (nil leaves tool_search out).
 	Registry       *Registry
-	AskUser        AskUserHandler // nil: ask the host (HostAskUser over Host)
+	AskUser        AskUserHandler // nil: ask the host (Host.AskUser)
 	AskUserTimeout time.Duration  // 0: wait for the answers
 	// Web tools: nil leaves the tool out (--no-web-tools, a bad web
 	// variable in serve posture, no search provider configured).
@@ -80,7 +80,7 @@ func Builtins(d Deps) []Tool {
 	}
 	askHandler := d.AskUser
 	if askHandler == nil {
-		askHandler = HostAskUser{Host: d.Host}
+		askHandler = d.Host
 	}
 	out = append(out, NewAskUser(askHandler, d.AskUserTimeout, d.Log))
 	if d.WebFetcher != nil {

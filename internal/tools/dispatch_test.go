@@ -155,24 +155,15 @@ func TestDispatchPreparer(t *testing.T) {
 	}
 }
 
-func TestHostApproverUsesReverseRequest(t *testing.T) {
-	h := &recordingHost{reply: `{"decision":"allow"}`}
-	res, err := HostApprover{Host: h}.Approve(context.Background(), protocol.ApprovalRequestParams{CallID: "c", ToolName: "bash", Mode: "local"})
-	if err != nil || res.Decision != "allow" || h.method != protocol.MethodApprovalRequest {
-		t.Errorf("res=%+v err=%v method=%s", res, err, h.method)
+func TestNoHostFailsEveryRequest(t *testing.T) {
+	ctx, h := context.Background(), NoHost{}
+	_, e1 := h.AskUser(ctx, protocol.AskUserRequestParams{})
+	_, e2 := h.Approve(ctx, protocol.ApprovalRequestParams{})
+	_, e3 := h.InvokeTool(ctx, protocol.ToolCall{})
+	_, e4 := h.WebSearch(ctx, protocol.WebSearchRequestParams{})
+	for i, err := range []error{e1, e2, e3, e4} {
+		if !errors.Is(err, ErrHostGone) {
+			t.Errorf("request %d = %v, want ErrHostGone", i, err)
+		}
 	}
-	if err := (NoHost{}).Call(context.Background(), "x", nil, nil); !errors.Is(err, ErrHostGone) {
-		t.Errorf("NoHost.Call = %v", err)
-	}
 }
-
-type recordingHost struct {
-	method string
-	reply  string
-}
-
-func (h *recordingHost) Call(_ context.Context, method string, _, result any) error {
-	h.method = method
-	return json.Unmarshal([]byte(h.reply), result)
-}
-func (h *recordingHost) Notify(context.Context, string, any) error { return nil }

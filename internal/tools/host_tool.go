@@ -2,9 +2,7 @@ package tools
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
-	"fmt"
 	"sync"
 
 	"steerable.dev/sidecar/protocol"
@@ -54,13 +52,16 @@ func (t *hostTool) Descriptor() protocol.ToolDescriptor { return t.desc }
 // host's ToolResult unchanged. Every way the host can fail to answer is a
 // follow-up failure: the model can pick another tool or tell the user.
 func (t *hostTool) Run(ctx context.Context, call Call) protocol.ToolResult {
-	var raw json.RawMessage
-	err := t.host.Call(ctx, protocol.MethodToolInvoke,
-		protocol.ToolCall{ID: call.ID, Name: t.desc.Name, Arguments: call.Arguments}, &raw)
+	res, err := t.host.InvokeTool(ctx, protocol.ToolCall{ID: call.ID, Name: t.desc.Name, Arguments: call.Arguments})
 	var hostErr *protocol.Error
+	var bad *MalformedReplyError
 	switch {
 	case err == nil:
-		return hostResult(t.desc.Name, raw)
+		return res
+	case errors.As(err, &bad):
+		res := Followup("host tool %s returned a malformed result (%v): the host must answer tool.invoke with a ToolResult {success, …}", t.desc.Name, bad.Err)
+		res.Data = map[string]any{"hostReply": truncate(string(bad.Reply), maxQuoted)}
+		return res
 	case ctx.Err() != nil:
 		return Followup("host tool %s was cancelled before the host answered", t.desc.Name)
 	case errors.As(err, &hostErr):
@@ -76,27 +77,5 @@ func (t *hostTool) Run(ctx context.Context, call Call) protocol.ToolResult {
 
 // maxQuoted bounds how much of a malformed reply a result quotes.
 const maxQuoted = 200
-
-// hostResult decodes the host's reply, which must be a ToolResult object
-// with a boolean success.
-func hostResult(name string, raw json.RawMessage) protocol.ToolResult {
-	var probe struct {
-		Success *bool `json:"success"`
-	}
-	var res protocol.ToolResult
-	err := json.Unmarshal(raw, &probe)
-	if err == nil && probe.Success == nil {
-		err = fmt.Errorf(`"success" is missing`)
-	}
-	if err == nil {
-		err = json.Unmarshal(raw, &res)
-	}
-	if err != nil {
-		bad := Followup("host tool %s returned a malformed result (%v): the host must answer tool.invoke with a ToolResult {success, …}", name, err)
-		bad.Data = map[string]any{"hostReply": truncate(string(raw), maxQuoted)}
-		return bad
-	}
-	return res
-}
 
 var _ Tool = (*hostTool)(nil)

@@ -13,29 +13,25 @@ import (
 	"steerable.dev/sidecar/protocol"
 )
 
-// fakeHost answers reverse calls with reply and records what it was sent.
+// fakeHost answers tool.invoke with reply (decoded as serve mode decodes a
+// host's reply) and records what it was sent.
 type fakeHost struct {
-	reply func(ctx context.Context, method string, params any) (json.RawMessage, error)
+	NoHost
+	reply func(ctx context.Context) (json.RawMessage, error)
 	calls []protocol.ToolCall
 }
 
-func (h *fakeHost) Call(ctx context.Context, method string, params, result any) error {
-	if method != protocol.MethodToolInvoke {
-		return fmt.Errorf("unexpected reverse method %s", method)
-	}
-	h.calls = append(h.calls, params.(protocol.ToolCall))
-	raw, err := h.reply(ctx, method, params)
+func (h *fakeHost) InvokeTool(ctx context.Context, call protocol.ToolCall) (protocol.ToolResult, error) {
+	h.calls = append(h.calls, call)
+	raw, err := h.reply(ctx)
 	if err != nil {
-		return err
+		return protocol.ToolResult{}, err
 	}
-	*result.(*json.RawMessage) = raw
-	return nil
+	return DecodeToolResult(raw)
 }
 
-func (h *fakeHost) Notify(context.Context, string, any) error { return nil }
-
-func replyWith(raw string) func(context.Context, string, any) (json.RawMessage, error) {
-	return func(context.Context, string, any) (json.RawMessage, error) { return json.RawMessage(raw), nil }
+func replyWith(raw string) func(context.Context) (json.RawMessage, error) {
+	return func(context.Context) (json.RawMessage, error) { return json.RawMessage(raw), nil }
 }
 
 func hostDesc(name string) protocol.ToolDescriptor {
@@ -100,7 +96,7 @@ func TestHostToolsRegister(t *testing.T) {
 func TestHostToolRun(t *testing.T) {
 	tests := []struct {
 		name  string
-		reply func(context.Context, string, any) (json.RawMessage, error)
+		reply func(context.Context) (json.RawMessage, error)
 		check func(t *testing.T, res protocol.ToolResult)
 	}{
 		{"result passes through", replyWith(`{"success":true,"message":"done","data":{"n":12345678901234567890},"traceId":"t1"}`),
@@ -116,7 +112,7 @@ func TestHostToolRun(t *testing.T) {
 					t.Errorf("result = %+v", res)
 				}
 			}},
-		{"error reply", func(context.Context, string, any) (json.RawMessage, error) {
+		{"error reply", func(context.Context) (json.RawMessage, error) {
 			return nil, protocol.Errorf(-32000, "calendar is offline")
 		}, wantFollowup("the host answered error -32000: calendar is offline")},
 		{"garbage string", replyWith(`"garbage"`), wantFollowup("malformed result")},
@@ -124,10 +120,10 @@ func TestHostToolRun(t *testing.T) {
 		{"success not a boolean", replyWith(`{"success":"yes"}`), wantFollowup("malformed result")},
 		{"null", replyWith(`null`), wantFollowup("malformed result")},
 		{"array", replyWith(`[1,2]`), wantFollowup("malformed result")},
-		{"host gone", func(context.Context, string, any) (json.RawMessage, error) {
+		{"host gone", func(context.Context) (json.RawMessage, error) {
 			return nil, fmt.Errorf("tool.invoke: %w", ErrHostGone)
 		}, wantFollowup("not connected")},
-		{"cancelled", func(ctx context.Context, _ string, _ any) (json.RawMessage, error) {
+		{"cancelled", func(ctx context.Context) (json.RawMessage, error) {
 			<-ctx.Done()
 			return nil, ctx.Err()
 		}, wantFollowup("cancelled")},
@@ -180,13 +176,15 @@ func TestHostToolArgumentsValidated(t *testing.T) {
 }
 
 // FuzzHostResult: whatever a host replies, the result is either its
-// ToolResult (with a boolean success) or a follow-up error; never a panic.
+// ToolResult (with a boolean success) or a malformed-result follow-up; never
+// a panic.
 func FuzzHostResult(f *testing.F) {
 	for _, s := range []string{`{"success":true}`, `{"success":false,"error":"x","data":{"a":[1]}}`, `"garbage"`, `null`, `[]`, `{"success":1}`, `{`, `{"success":true,"data":"str"}`} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, raw string) {
-		res := hostResult("t", json.RawMessage(raw))
+		host := &fakeHost{reply: replyWith(raw)}
+		res := (&hostTool{desc: hostDesc("t"), host: host}).Run(context.Background(), Call{ID: "c"})
 		var probe struct {
 			Success *bool `json:"success"`
 		}

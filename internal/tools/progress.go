@@ -108,8 +108,7 @@ func (p *progress) flush(final bool) {
 		session := p.sessionID
 		p.mu.Unlock()
 		if text != "" {
-			_ = p.host.Notify(context.Background(), protocol.NotificationProgress,
-				protocol.ToolProgressParams{CallID: p.callID, SessionID: session, Stream: s, Chunk: text})
+			p.host.Progress(context.Background(), protocol.ToolProgressParams{CallID: p.callID, SessionID: session, Stream: s, Chunk: text})
 		}
 	}
 }

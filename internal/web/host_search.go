@@ -10,10 +10,10 @@ import (
 // HostSearch runs the search in the host: the reverse request
 // web_search.request (SPEC §2), for hosts that search with their own
 // credential (STEERABLE_WEB_SEARCH_PROVIDER=host).
-type HostSearch struct{ host Caller }
+type HostSearch struct{ host HostSearcher }
 
 // NewHostSearch returns the host backend over the reverse channel.
-func NewHostSearch(host Caller) *HostSearch { return &HostSearch{host: host} }
+func NewHostSearch(host HostSearcher) *HostSearch { return &HostSearch{host: host} }
 
 // Name implements Provider.
 func (*HostSearch) Name() string { return ProviderHost }
@@ -24,8 +24,8 @@ func (h *HostSearch) Search(ctx context.Context, q Query) ([]Result, error) {
 		Query: q.Text, MaxResults: q.MaxResults,
 		AllowedDomains: nonNil(q.AllowedDomains), BlockedDomains: nonNil(q.BlockedDomains),
 	}
-	var res protocol.WebSearchRequestResult
-	if err := h.host.Call(ctx, protocol.MethodWebSearchRequest, params, &res); err != nil {
+	res, err := h.host.WebSearch(ctx, params)
+	if err != nil {
 		if ctx.Err() != nil {
 			return nil, err
 		}

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"steerable.dev/sidecar/protocol"
 )
 
 // Provider is one web search backend (tools-spec "Provider seam": a
@@ -38,9 +40,10 @@ type Result struct {
 	Snippet string `json:"snippet"`
 }
 
-// Caller is the reverse channel to the host; tools.Host satisfies it.
-type Caller interface {
-	Call(ctx context.Context, method string, params, result any) error
+// HostSearcher is the part of the reverse channel to the host that runs a
+// search; tools.Host satisfies it.
+type HostSearcher interface {
+	WebSearch(ctx context.Context, req protocol.WebSearchRequestParams) (protocol.WebSearchRequestResult, error)
 }
 
 // Provider names.
@@ -57,7 +60,7 @@ var ErrNoProvider = errors.New("web_search is not configured: set STEERABLE_WEB_
 
 // NewProvider is the default factory: the explicit provider, else Tavily
 // when a key is set, else ErrNoProvider. host serves the "host" provider.
-func NewProvider(cfg Config, host Caller) (Provider, error) {
+func NewProvider(cfg Config, host HostSearcher) (Provider, error) {
 	name := cfg.SearchProvider
 	if name == "" {
 		if cfg.SearchKey == "" {

@@ -176,16 +176,12 @@ type fakeHost struct {
 	err    error
 }
 
-func (h *fakeHost) Call(_ context.Context, method string, params, result any) error {
-	if method != protocol.MethodWebSearchRequest {
-		return errors.New("unexpected method " + method)
-	}
+func (h *fakeHost) WebSearch(_ context.Context, req protocol.WebSearchRequestParams) (protocol.WebSearchRequestResult, error) {
 	if h.err != nil {
-		return h.err
+		return protocol.WebSearchRequestResult{}, h.err
 	}
-	h.params = params.(protocol.WebSearchRequestParams)
-	b, _ := json.Marshal(h.reply)
-	return json.Unmarshal(b, result)
+	h.params = req
+	return h.reply, nil
 }
 
 func TestHostSearch(t *testing.T) {

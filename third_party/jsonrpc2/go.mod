@@ -1,0 +1,3 @@
+module github.com/sourcegraph/jsonrpc2
+
+go 1.12
