@@ -47,8 +47,18 @@ class SidecarTest(unittest.IsolatedAsyncioTestCase):
         return sc
 
     def plugin_config(self):
-        return self.write("plugins.json", json.dumps(
-            {"plugins": {"echo": {"command": "python3", "args": [str(TESTDATA / "echo_mcp_server.py")]}}}))
+        """A plugins.json, outside the workspace, running the echo MCP server
+        unsandboxed: under bwrap a plugin's /tmp is private, so a checkout
+        below /tmp (CI's) would hide the server from a sandboxed plugin, and
+        the sidecar grants "none" only to a plugin whose manifest and cwd the
+        model cannot write. The plugin sandbox has its own tests."""
+        tmp = tempfile.TemporaryDirectory(prefix="sidecar-py-plugins-")
+        self.addCleanup(tmp.cleanup)
+        path = os.path.join(tmp.name, "plugins.json")
+        Path(path).write_text(json.dumps({"plugins": {"echo": {
+            "command": "python3", "args": [str(TESTDATA / "echo_mcp_server.py")],
+            "cwd": str(TESTDATA), "sandbox": "none"}}}))
+        return path
 
 
 async def until(cond, what):

@@ -44,10 +44,20 @@ export async function until(cond, what) {
   }
 }
 
-/** pluginConfig writes a plugins.json that runs the echo MCP server of clients/testdata (python3). */
-export function pluginConfig(dir) {
+/**
+ * pluginConfig writes a plugins.json, outside the workspace, that runs the
+ * echo MCP server of clients/testdata (python3) unsandboxed: under bwrap a
+ * plugin's /tmp is private, so a checkout below /tmp (CI's) would hide the
+ * server from a sandboxed plugin, and the sidecar grants "none" only to a
+ * plugin whose manifest and cwd the model cannot write. The plugin sandbox
+ * has its own tests (cmd/steerable-sidecar); these test the client.
+ */
+export function pluginConfig(t) {
+  const dir = workspace(t);
   const path = join(dir, "plugins.json");
-  writeFileSync(path, JSON.stringify({ plugins: { echo: { command: "python3", args: [join(testdata, "echo_mcp_server.py")] } } }));
+  writeFileSync(path, JSON.stringify({
+    plugins: { echo: { command: "python3", args: [join(testdata, "echo_mcp_server.py")], cwd: testdata, sandbox: "none" } },
+  }));
   return path;
 }
 

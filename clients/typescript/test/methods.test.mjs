@@ -69,7 +69,7 @@ test("host_tools.register, then the sidecar calls the host tool back", async (t)
 
 test("plugin.list, .disable, .enable, .reload, .unload", async (t) => {
   const cwd = workspace(t);
-  const sc = await start(t, { cwd, env: { STEERABLE_PLUGINS_CONFIG: pluginConfig(cwd) } });
+  const sc = await start(t, { cwd, env: { STEERABLE_PLUGINS_CONFIG: pluginConfig(t) } });
   const { plugins } = await sc.listPlugins();
   assert.equal(plugins.length, 1);
   assert.equal(plugins[0].name, "echo");
