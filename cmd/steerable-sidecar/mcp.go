@@ -12,6 +12,7 @@ import (
 	"steerable.dev/sidecar/internal/config"
 	"steerable.dev/sidecar/internal/mcpserver"
 	"steerable.dev/sidecar/internal/sandbox"
+	"steerable.dev/sidecar/protocol"
 )
 
 // mcpCmd serves the same registry and dispatch pipeline as an MCP server
@@ -218,6 +219,11 @@ func (m *mcpBoot) boot(root string, fatal bool) (_ mcpserver.Tools, err error) {
 	m.mu.Unlock()
 	if err := a.buildTools(m.host); err != nil {
 		return mcpserver.Tools{}, err
+	}
+	if a.undo != nil { // an MCP client has no host methods: the checkpoint methods as tools
+		if err := a.registry.Register(protocol.SourceBuiltin, a.undo.Tools(protocol.Exposure(a.cfg.MCPCheckpointTools))...); err != nil {
+			return mcpserver.Tools{}, err
+		}
 	}
 	return mcpserver.Tools{Registry: a.registry, Dispatcher: a.dispatcher, Workspace: string(a.cfg.Workspace)}, nil
 }

@@ -82,8 +82,9 @@ type Config struct {
 	PluginMaxTools        int    `env:"STEERABLE_PLUGIN_MAX_TOOLS" envDefault:"2000" range:"1..100000" feature:"plugins" help:"tools one plugin may list; more fails its load"`
 
 	// MCP server mode (steerable-sidecar mcp).
-	MCPStrategy string `env:"STEERABLE_MCP_STRATEGY" envDefault:"full" oneof:"full|minimal|progressive" feature:"mcp" help:"tools/list strategy of steerable-sidecar mcp (--strategy wins)"`
-	MCPResults  string `env:"STEERABLE_MCP_RESULTS" envDefault:"model" oneof:"model|json" feature:"mcp" help:"tool results of steerable-sidecar mcp: model (a built-in tool's text form: file text, grep lines, the diff; metadata in structuredContent) or json (structuredContent and its JSON text)"`
+	MCPStrategy        string `env:"STEERABLE_MCP_STRATEGY" envDefault:"full" oneof:"full|minimal|progressive" feature:"mcp" help:"tools/list strategy of steerable-sidecar mcp (--strategy wins)"`
+	MCPResults         string `env:"STEERABLE_MCP_RESULTS" envDefault:"model" oneof:"model|json" feature:"mcp" help:"tool results of steerable-sidecar mcp: model (a built-in tool's text form: file text, grep lines, the diff; metadata in structuredContent) or json (structuredContent and its JSON text)"`
+	MCPCheckpointTools string `env:"STEERABLE_MCP_CHECKPOINT_TOOLS" envDefault:"hidden" oneof:"hidden|deferred|direct" feature:"mcp" help:"steerable-sidecar mcp's checkpoint_create/list/diff/restore and tool_undo tools: hidden (callable by name, never offered to the model), deferred (found by tool_search) or direct (listed)"`
 }
 
 // Web holds the web tools' bounds, policy and provider (tools-spec "Web

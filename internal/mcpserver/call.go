@@ -48,6 +48,9 @@ func (s *Server) callTool(ctx context.Context, req *mcp.CallToolRequest) (*mcp.C
 		s.notifyListChanged(ctx, req.Session)
 	}
 	r := shapeResult(p.Name, res, s.opts.Results)
+	if flags, ok := r.Meta[resultMetaKey].(map[string]any); ok {
+		flags["callId"] = id // what tool_undo takes back
+	}
 	if r.IsError && outputSchema(entry.Desc, s.opts.Results) != nil {
 		// The TypeScript SDK client validates the structuredContent of an
 		// error too, and throws instead of returning the error to the

@@ -113,14 +113,14 @@ func decodeAny(t *testing.T, b []byte) map[string]any {
 	return m
 }
 
-// ignoreDuration drops data.durationMs, which differs between two runs,
-// from structuredContent and its text rendering.
+// ignoreDuration drops data.durationMs and _meta's callId, which differ
+// between two runs, from structuredContent and its text rendering.
 func ignoreDuration() cmp.Option {
 	return cmp.Transformer("noDuration", func(m map[string]any) map[string]any {
 		out := make(map[string]any, len(m))
 		for k, v := range m {
 			switch {
-			case k == "durationMs":
+			case k == "durationMs", k == "callId":
 				continue
 			case k == "text":
 				if s, ok := v.(string); ok && strings.HasPrefix(s, "{") {

@@ -14,7 +14,7 @@ import (
 )
 
 // resultMetaKey names the ToolResult flags MCP has no field for, in the
-// result's _meta.
+// result's _meta, and the call's id (callId, for tool_undo).
 const resultMetaKey = "steerable.dev/toolResult"
 
 // callResult maps a ToolResult to MCP (SPEC §5 mcp): message or error as the
