@@ -211,16 +211,17 @@ type tokenBucket struct {
 	burst  float64
 	rate   float64
 	last   time.Time
+	now    func() time.Time // time.Now; a test stops the clock
 }
 
 func newTokenBucket(burst, rate int) *tokenBucket {
-	return &tokenBucket{tokens: float64(burst), burst: float64(burst), rate: float64(rate), last: time.Now()}
+	return &tokenBucket{tokens: float64(burst), burst: float64(burst), rate: float64(rate), last: time.Now(), now: time.Now}
 }
 
 func (b *tokenBucket) take() bool {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	now := time.Now()
+	now := b.now()
 	b.tokens = min(b.burst, b.tokens+now.Sub(b.last).Seconds()*b.rate)
 	b.last = now
 	if b.tokens < 1 {
