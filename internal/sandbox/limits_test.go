@@ -10,6 +10,10 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"steerable.dev/sidecar/internal/sandbox/launch"
+
+	"steerable.dev/sidecar/internal/sandbox/sandboxtest"
 )
 
 // The attacks of issue 11, item 5: a fork bomb and a 3 GiB allocation,
@@ -21,7 +25,7 @@ func TestLimitsStopAForkBombAndAHugeAllocation(t *testing.T) {
 	for _, name := range append(confining, "none") {
 		t.Run(name, func(t *testing.T) {
 			s := openWith(t, name, Options{Limits: lim})
-			if !s.launcher.cgroups.has(ctlPids) || !s.launcher.cgroups.has(ctlMemory) {
+			if !s.launcher.HasCgroup(launch.CtlPids) || !s.launcher.HasCgroup(launch.CtlMemory) {
 				t.Skipf("no writable pids and memory cgroups here: %s", s.Summary())
 			}
 			marker := uniqueMarker(t)
@@ -108,7 +112,7 @@ func TestBwrapTmpIsCapped(t *testing.T) {
 // given it: its /tmp stays uncapped, and the summary says why.
 func TestBwrapWithoutSizeLeavesTmpUncapped(t *testing.T) {
 	real := backendFor(t, "bwrap").(Bwrap).Path
-	old := filepath.Join(realTempDir(t), "bwrap-0.7")
+	old := filepath.Join(sandboxtest.RealTempDir(t), "bwrap-0.7")
 	script := "#!/bin/sh\n" +
 		"case \" $* \" in *\" --size \"*) echo 'bwrap: Unknown option --size' >&2; exit 1;; esac\n" +
 		"[ \"$1\" = --help ] && { " + real + " --help | grep -v -e --size; exit 0; }\n" +
