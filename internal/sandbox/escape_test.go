@@ -117,7 +117,7 @@ func TestLandlockFallsBackToTheReexecHelper(t *testing.T) {
 	if NewLandlock(Self{}).Available() != nil {
 		t.Skip("the kernel has no Landlock")
 	}
-	s := openWith(t, "landlock", Options{Self: self(t), modes: []launch.Mode{{PIDNS: true, UserNS: true}}})
+	s := openWith(t, "landlock", Options{Self: self(t), launch: launch.Setup{Modes: []launch.Mode{{PIDNS: true, UserNS: true}}}})
 	sum := s.Summary()
 	for _, want := range []string{"mode re-exec helper", "landlock (thread-scoped): "} {
 		if !strings.Contains(sum, want) {

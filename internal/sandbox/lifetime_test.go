@@ -61,7 +61,7 @@ func TestEscapeesDieWithoutANamespace(t *testing.T) {
 	}{{false, LifetimeCgroup}, {true, LifetimeSubreaper}} {
 		for _, c := range lifetimeCases {
 			t.Run(string(tt.want)+"/"+c.name, func(t *testing.T) {
-				s := openWith(t, "landlock", Options{modes: modes, noCgroups: tt.noCgroups})
+				s := openWith(t, "landlock", Options{launch: launch.Setup{Modes: modes, NoCgroups: tt.noCgroups}})
 				if s.Lifetime() != tt.want {
 					if tt.want == LifetimeCgroup {
 						t.Skipf("no writable cgroup here: %s", s.Summary())

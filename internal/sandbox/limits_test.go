@@ -60,7 +60,7 @@ func TestLimitFallbacksAreReported(t *testing.T) {
 	needPython(t)
 	for _, name := range append(confining, "none") {
 		t.Run(name, func(t *testing.T) {
-			s := openWith(t, name, Options{noCgroups: true, Limits: Limits{MaxProcs: 64, MaxMemoryBytes: 256 << 20}})
+			s := openWith(t, name, Options{launch: launch.Setup{NoCgroups: true}, Limits: Limits{MaxProcs: 64, MaxMemoryBytes: 256 << 20}})
 			res := run(t, s, `exec python3 -c 'b = bytearray(3 << 30)'`, RunOptions{})
 			if res.ExitCode == 0 || !strings.Contains(res.Stderr, "MemoryError") {
 				t.Errorf("3 GiB allocation under RLIMIT_AS: %+v", res)
@@ -97,7 +97,7 @@ func TestLimitFallbacksAreReported(t *testing.T) {
 // there. It is a tmpfs of Limits.TmpBytes: writing beyond fails with
 // ENOSPC, and the summary says so.
 func TestBwrapTmpIsCapped(t *testing.T) {
-	s := openWith(t, "bwrap", Options{noCgroups: true, Limits: Limits{TmpBytes: 8 << 20}})
+	s := openWith(t, "bwrap", Options{launch: launch.Setup{NoCgroups: true}, Limits: Limits{TmpBytes: 8 << 20}})
 	res := run(t, s, `df -k /tmp | tail -1; head -c 16M /dev/zero > /tmp/fill; echo "rc=$?"; du -k /tmp/fill`, RunOptions{})
 	if !strings.Contains(res.Stdout, " 8192 ") || !strings.Contains(res.Stdout, "rc=1\n8192\t") ||
 		!strings.Contains(res.Stderr, "No space left on device") {

@@ -2,7 +2,6 @@ package sandbox
 
 import (
 	"context"
-	"errors"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -50,12 +49,8 @@ type Options struct {
 	// Backends, when set, replaces the platform's candidates for auto and
 	// the named lookups (tests).
 	Backends []Backend
-	// modes, when set, replaces the launch modes Open tries (tests: a
-	// kernel without user namespaces); noCgroups leaves cgroups out (tests:
-	// the rlimit fallbacks).
-	modes       []launch.Mode
-	noCgroups   bool
-	noSharedNet bool // no session network namespace (tests: bwrap's own per child)
+	// launch, when set, changes how the launcher is set up (tests).
+	launch launch.Setup
 }
 
 // Info is data._sandbox of every result of a sandboxed tool.
@@ -126,8 +121,8 @@ type Sandbox struct {
 	info        Info
 	attempts    []Attempt
 	unavailable bool
-	stale       int // session temp dirs of dead sidecars removed at boot
-	modeErrs    []Attempt
+	stale       int       // session temp dirs of dead sidecars removed at boot
+	modeErrs    []error   // why each stronger launch mode failed
 	probed      []Backend // closed by Close
 	cgroupErr   error     // why no cgroup is used
 	closeOnce   sync.Once
@@ -198,18 +193,10 @@ func (s *Sandbox) waitSelected() {
 func (s *Sandbox) selectBackend(ctx context.Context) {
 	defer close(s.selected)
 	s.resolvePolicy()
-	s.launcher.StartWatchdog() // before any command (the probe's first) runs: launch/watchdog.go
+	truePath, trueErr := s.trusted("true")
+	s.modeErrs, s.cgroupErr = s.launcher.Open(s.opts.launch, truePath, trueErr)
 	s.stale = launch.RemoveStaleSessionDirs(s.opts.TempParent)
-	if s.opts.noCgroups {
-		s.cgroupErr = errors.New("left out")
-	} else {
-		s.cgroupErr = s.launcher.OpenCgroups()
-	}
-	s.selectMode()
 	tmp, tmpErr := s.tmpDir()
-	if !s.opts.noSharedNet {
-		_ = s.launcher.OpenSharedNet() // else bwrap makes one per child, as safe
-	}
 	for _, b := range s.candidates() {
 		err := b.Available()
 		if tmpErr != nil {
@@ -242,27 +229,6 @@ func (s *Sandbox) selectBackend(ctx context.Context) {
 		s.info.Network = true // nothing stops it
 		s.info.DenyRead = []string{}
 	}
-}
-
-// selectMode keeps the first launch mode that starts a process here.
-func (s *Sandbox) selectMode() {
-	modes := s.opts.modes
-	if modes == nil {
-		modes = launch.CandidateModes()
-	}
-	truePath, trueErr := s.trusted("true")
-	for _, m := range modes {
-		err := trueErr
-		if err == nil {
-			err = s.launcher.ProbeMode(m, truePath)
-		}
-		if err == nil {
-			s.launcher.SetMode(m)
-			return
-		}
-		s.modeErrs = append(s.modeErrs, Attempt{Backend: m.String(), Err: err})
-	}
-	s.launcher.SetMode(launch.Mode{})
 }
 
 // named reports whether STEERABLE_SANDBOX names a confining backend.

@@ -75,6 +75,14 @@ func attemptsText(as []Attempt) string {
 	return strings.Join(tried, "; ")
 }
 
+func errorsText(errs []error) string {
+	var texts []string
+	for _, err := range errs {
+		texts = append(texts, err.Error())
+	}
+	return strings.Join(texts, "; ")
+}
+
 func onOff(b bool) string {
 	if b {
 		return "on"
@@ -89,7 +97,7 @@ func (s *Sandbox) lifetimeText() string {
 		text = "bwrap's pid namespace (every process of a call dies with it; a sidecar SIGKILLed in the first milliseconds of a call can leave that call running), " + text
 	}
 	if len(s.modeErrs) > 0 && lt != LifetimePIDNamespace {
-		text += " [stronger modes failed: " + attemptsText(s.modeErrs) + "]"
+		text += " [stronger modes failed: " + errorsText(s.modeErrs) + "]"
 	}
 	return text
 }

@@ -94,8 +94,7 @@ type Launcher struct {
 	owner    string    // the session's owner tag (stale-resource cleanup)
 	watchdog *watchdog // kills the children if the sidecar dies (watchdog.go); nil where the kernel does
 	spawner  spawner   // the threads that start unconfined children (spawner_linux.go)
-	emptyNet *os.File  // the session's empty network namespace (netns_linux.go); nil: none
-	netOff   spawner   // the threads inside it
+	net      sharedNet // the session's empty network namespace and its threads (netns_linux.go)
 	mu       sync.Mutex
 	live     map[*Process]struct{}
 	lastCall uint64
@@ -122,10 +121,6 @@ func (l *Launcher) OpenCgroups() error {
 	l.cgroups = cg
 	return err
 }
-
-// SharedNet reports whether the session has an empty network namespace a
-// child can start in (OpenSharedNet).
-func (l *Launcher) SharedNet() bool { return l.emptyNet != nil }
 
 // Watchdog reports whether a watchdog process covers a SIGKILLed sidecar
 // (StartWatchdog).

@@ -31,7 +31,17 @@ type Mode struct {
 	Subreaper bool
 }
 
-// candidateModes are the modes tried at Open, strongest first. A root
+// procSys is what a child's tree is on Linux: its process group, and the
+// PID namespace it is the init of (init) or, in the subreaper fallback,
+// the EscapeeMarker value its escapees carry.
+type procSys struct {
+	init   bool
+	marker string
+}
+
+func (s procSys) nsInit() bool { return s.init }
+
+// CandidateModes are the modes tried at Open, strongest first. A root
 // sidecar creates PID namespaces with its own CAP_SYS_ADMIN; where that is
 // taken away (a container), a user namespace may still be allowed.
 func CandidateModes() []Mode {
@@ -63,8 +73,6 @@ func (m Mode) lifetime(cg *cgroups) Lifetime {
 	}
 	return LifetimeGroup
 }
-
-func (m Mode) userNS() bool { return m.UserNS }
 
 func (m Mode) String() string {
 	var parts []string
@@ -129,17 +137,17 @@ func (l *Launcher) Start(la Spec, io IO, lim Limits) (*Process, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &Process{cmd: cmd, done: make(chan struct{}), nsInit: l.mode.PIDNS}
+	p := &Process{cmd: cmd, done: make(chan struct{}), sys: procSys{init: l.mode.PIDNS}}
 	if l.mode.Subreaper {
-		p.marker = l.owner + "." + strconv.FormatUint(call, 10)
-		cmd.Env = append(slices.Clip(cmd.Env), EscapeeMarker+"="+p.marker)
+		p.sys.marker = l.owner + "." + strconv.FormatUint(call, 10)
+		cmd.Env = append(slices.Clip(cmd.Env), EscapeeMarker+"="+p.sys.marker)
 	}
 	started := make(chan error, 1)
 	switch {
 	case la.Confine != nil:
 		onOwnThread(func() { l.hold(p, la.Confine, cg, lim, started) })
 	case la.EmptyNet:
-		if !l.netOff.run(func(err error) { started <- l.spawnOn(err, p, cg, lim) }) {
+		if !l.net.threads.run(func(err error) { started <- l.spawnOn(err, p, cg, lim) }) {
 			started <- errClosed
 		}
 	case !l.spawner.run(func(err error) { started <- l.spawnOn(err, p, cg, lim) }):
@@ -326,7 +334,7 @@ func (l *Launcher) reap(p *Process, cg *callCgroup) {
 	cg.killAll()
 	cg.remove()
 	if l.mode.Subreaper {
-		killEscapees(func(m string) bool { return m == p.marker }, l.liveSet())
+		killEscapees(func(m string) bool { return m == p.sys.marker }, l.liveSet())
 	}
 	l.forget(p)
 	close(p.done)

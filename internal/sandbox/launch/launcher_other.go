@@ -16,16 +16,25 @@ import (
 // sidecar leaves its children running (LifetimeGroup; the README says so)
 // unless the watchdog (watchdog.go) is up, which then kills their groups.
 
+// Mode is how children start here: one way, leaders of their own process
+// group.
 type Mode struct{}
 
+// procSys is empty: a child's process group is the handle on its tree.
+type procSys struct{}
+
+// nsInit is false: no PID namespace holds a child here.
+func (procSys) nsInit() bool { return false }
+
+// CandidateModes is the one mode there is.
 func CandidateModes() []Mode { return []Mode{{}} }
 
 func (Mode) lifetime(*cgroups) Lifetime { return LifetimeGroup }
 
 func (Mode) String() string { return "process group" }
 
-func (Mode) userNS() bool { return false }
-
+// Start starts la with the caller's io, leading a session of its own
+// (no limits here).
 func (l *Launcher) Start(la Spec, io IO, _ Limits) (*Process, error) {
 	cmd := la.command(io)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: io.TTY != nil}

@@ -28,15 +28,15 @@ import (
 // by a GUI host with windowsHide has none either, and a console program
 // it starts must not flash one.
 
+// Mode is how children start here: one way, each in a job object.
 type Mode struct{}
 
+// CandidateModes is the one mode there is.
 func CandidateModes() []Mode { return []Mode{{}} }
 
 func (Mode) lifetime(*cgroups) Lifetime { return LifetimeJob }
 
 func (Mode) String() string { return "job object" }
-
-func (Mode) userNS() bool { return false }
 
 // procSys is the child's job; mu orders Kill against reap's close of the
 // handle (a closed handle's value may be reused).
@@ -50,6 +50,8 @@ type procSys struct {
 // by chance reads as killed).
 const killCode = 0x53544b4c
 
+// Start starts la with the caller's io suspended, joins it to a job
+// object of its own under lim, and resumes it.
 func (l *Launcher) Start(la Spec, io IO, lim Limits) (*Process, error) {
 	defer closeAll(la.Files) // the child has its copies once started
 	switch {

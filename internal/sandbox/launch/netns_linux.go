@@ -57,6 +57,17 @@ func enterNet(f *os.File) func() error {
 	}
 }
 
+// sharedNet is the session's empty network namespace and the spawner
+// pool whose threads have joined it; a zero one: none.
+type sharedNet struct {
+	ns      *os.File
+	threads spawner
+}
+
+// SharedNet reports whether the session has an empty network namespace a
+// child can start in (OpenSharedNet).
+func (l *Launcher) SharedNet() bool { return l.net.ns != nil }
+
 // OpenSharedNet gives the launcher its empty network namespace and the
 // pool of threads inside it; nil when it cannot have one (not root), and
 // the children then get bwrap's own.
@@ -65,14 +76,13 @@ func (l *Launcher) OpenSharedNet() error {
 	if err != nil {
 		return err
 	}
-	l.emptyNet = f
-	l.netOff = spawner{enter: enterNet(f)}
+	l.net = sharedNet{ns: f, threads: spawner{enter: enterNet(f)}}
 	return nil
 }
 
 func (l *Launcher) closeSharedNet() {
-	l.netOff.close()
-	if l.emptyNet != nil {
-		l.emptyNet.Close()
+	l.net.threads.close()
+	if l.net.ns != nil {
+		l.net.ns.Close()
 	}
 }

@@ -4,6 +4,12 @@ package launch
 
 import "errors"
 
+// sharedNet is Linux's (netns_linux.go).
+type sharedNet struct{}
+
+// SharedNet is false: no network namespace here.
+func (l *Launcher) SharedNet() bool { return false }
+
 // OpenSharedNet: network namespaces are Linux's (netns_linux.go).
 func (l *Launcher) OpenSharedNet() error { return errors.New("no network namespaces here") }
 

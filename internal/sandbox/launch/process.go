@@ -11,13 +11,11 @@ import (
 // leader ends the namespace, and with it every process the child started,
 // however it detached.
 type Process struct {
-	cmd    *exec.Cmd
-	done   chan struct{}
-	nsInit bool   // the leader is the init of a PID namespace of its own
-	marker string // EscapeeMarker's value (the subreaper fallback)
-	exit   Exit
-	err    error
-	sys    procSys // the platform's handle on the whole tree (a Job Object on Windows)
+	cmd  *exec.Cmd
+	done chan struct{}
+	exit Exit
+	err  error
+	sys  procSys // the platform's handle on the whole tree (a Job Object on Windows, the PID namespace on Linux)
 }
 
 // Exit is how a child ended.

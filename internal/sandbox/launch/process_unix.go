@@ -8,10 +8,6 @@ import (
 	"time"
 )
 
-// procSys is empty: on Unix the process group and, on Linux, the PID
-// namespace are the handle on a child's tree.
-type procSys struct{}
-
 // Signal sends sig to every process of the group. The leader of a PID
 // namespace only receives the signals it handles (the kernel protects a
 // namespace's init), SIGKILL aside.
@@ -34,7 +30,7 @@ func (p *Process) Kill() {
 // action would have done.
 func (p *Process) Stop(grace time.Duration) {
 	p.Signal(syscall.SIGTERM)
-	if p.nsInit && !handlesSignal(p.Pid(), syscall.SIGTERM) {
+	if p.sys.nsInit() && !handlesSignal(p.Pid(), syscall.SIGTERM) {
 		p.Kill()
 		<-p.done
 		return
