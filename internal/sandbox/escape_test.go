@@ -11,7 +11,6 @@ import (
 	"testing"
 
 	"steerable.dev/sidecar/internal/sandbox/launch"
-
 	"steerable.dev/sidecar/internal/sandbox/sandboxtest"
 )
 

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"steerable.dev/sidecar/internal/sandbox/launch"
-
 	"steerable.dev/sidecar/internal/sandbox/sandboxtest"
 )
 

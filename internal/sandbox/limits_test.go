@@ -12,7 +12,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"steerable.dev/sidecar/internal/sandbox/launch"
-
 	"steerable.dev/sidecar/internal/sandbox/sandboxtest"
 )
 
