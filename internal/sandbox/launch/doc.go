@@ -8,10 +8,9 @@
 // cgroup machinery, and that machinery is tested here without a backend.
 // launch never imports sandbox.
 //
-// A session has one Launcher (New). sandbox sets it up at boot — the
-// watchdog (StartWatchdog), the cgroups (OpenCgroups), the strongest mode
-// that starts a process here (CandidateModes, ProbeMode, SetMode), the
-// shared empty network namespace (OpenSharedNet) — then starts every child
+// A session has one Launcher (New). sandbox sets it up at boot with Open —
+// the watchdog, the cgroups, the strongest mode that starts a process
+// here, the shared empty network namespace — then starts every child
 // through Start (caller-owned stdio) or Run (captured output, a timeout),
 // and ends them all with Close.
 //

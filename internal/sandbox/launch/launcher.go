@@ -100,13 +100,9 @@ type Launcher struct {
 	lastCall uint64
 }
 
-// New is a session's launcher, in the platform's weakest mode until
-// SetMode, without cgroups until OpenCgroups.
+// New is a session's launcher, in the platform's weakest mode and without
+// cgroups until Open.
 func New() *Launcher { return &Launcher{owner: ownerTag()} }
-
-// SetMode makes m the mode of every child from now on (one that ProbeMode
-// proved here).
-func (l *Launcher) SetMode(m Mode) { l.mode = m }
 
 // Mode is how children are started.
 func (l *Launcher) Mode() Mode { return l.mode }
@@ -114,17 +110,13 @@ func (l *Launcher) Mode() Mode { return l.mode }
 // Lifetime is the guarantee that ends a child's whole tree here.
 func (l *Launcher) Lifetime() Lifetime { return l.mode.lifetime(l.cgroups) }
 
-// OpenCgroups gives the children per-call cgroups where a hierarchy is
+// useCgroups gives the children per-call cgroups where a hierarchy is
 // writable (cgroup_linux.go); the error says why there are none.
-func (l *Launcher) OpenCgroups() error {
+func (l *Launcher) useCgroups() error {
 	cg, err := openCgroups(l.owner)
 	l.cgroups = cg
 	return err
 }
-
-// Watchdog reports whether a watchdog process covers a SIGKILLed sidecar
-// (StartWatchdog).
-func (l *Launcher) Watchdog() bool { return l.watchdog != nil }
 
 // HasCgroup reports whether the children's cgroups enforce c's limits.
 func (l *Launcher) HasCgroup(c Controller) bool { return l.cgroups.has(c) }

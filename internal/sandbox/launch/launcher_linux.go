@@ -41,10 +41,10 @@ type procSys struct {
 
 func (s procSys) nsInit() bool { return s.init }
 
-// CandidateModes are the modes tried at Open, strongest first. A root
+// candidateModes are the modes tried at Open, strongest first. A root
 // sidecar creates PID namespaces with its own CAP_SYS_ADMIN; where that is
 // taken away (a container), a user namespace may still be allowed.
-func CandidateModes() []Mode {
+func candidateModes() []Mode {
 	if os.Geteuid() != 0 {
 		return []Mode{
 			{PIDNS: true, UserNS: true, Stop: true},
@@ -366,9 +366,9 @@ func handlesSignal(pid int, sig syscall.Signal) bool {
 	return err != nil || mask&(1<<(uint(sig)-1)) != 0
 }
 
-// ProbeMode proves that m works here by starting truePath (a trusted
+// probeMode proves that m works here by starting truePath (a trusted
 // program: trusted.go) with it. Nothing confines this run.
-func (l *Launcher) ProbeMode(m Mode, truePath string) error {
+func (l *Launcher) probeMode(m Mode, truePath string) error {
 	saved := l.mode
 	l.mode = m
 	defer func() { l.mode = saved }()
@@ -394,5 +394,5 @@ func (l *Launcher) killOrphans() {
 	}
 }
 
-// StartWatchdog starts nothing: the PID namespace ends a call's tree when the sidecar dies.
-func (l *Launcher) StartWatchdog() {}
+// startWatchdog starts nothing: the PID namespace ends a call's tree when the sidecar dies.
+func (l *Launcher) startWatchdog() {}

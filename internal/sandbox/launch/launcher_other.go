@@ -26,8 +26,8 @@ type procSys struct{}
 // nsInit is false: no PID namespace holds a child here.
 func (procSys) nsInit() bool { return false }
 
-// CandidateModes is the one mode there is.
-func CandidateModes() []Mode { return []Mode{{}} }
+// candidateModes is the one mode there is.
+func candidateModes() []Mode { return []Mode{{}} }
 
 func (Mode) lifetime(*cgroups) Lifetime { return LifetimeGroup }
 
@@ -59,14 +59,14 @@ func (l *Launcher) Start(la Spec, io IO, _ Limits) (*Process, error) {
 	return p, nil
 }
 
-// StartWatchdog starts the watchdog from the running binary, at boot.
-func (l *Launcher) StartWatchdog() {
+// startWatchdog starts the watchdog from the running binary, at boot.
+func (l *Launcher) startWatchdog() {
 	if exe, err := os.Executable(); err == nil {
 		l.watchdog = startWatchdog(exe)
 	}
 }
 
-func (l *Launcher) ProbeMode(Mode, string) error { return nil }
+func (l *Launcher) probeMode(Mode, string) error { return nil }
 
 func (l *Launcher) killOrphans() {}
 

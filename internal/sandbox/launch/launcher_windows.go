@@ -31,8 +31,8 @@ import (
 // Mode is how children start here: one way, each in a job object.
 type Mode struct{}
 
-// CandidateModes is the one mode there is.
-func CandidateModes() []Mode { return []Mode{{}} }
+// candidateModes is the one mode there is.
+func candidateModes() []Mode { return []Mode{{}} }
 
 func (Mode) lifetime(*cgroups) Lifetime { return LifetimeJob }
 
@@ -218,9 +218,9 @@ func jobExit(state *os.ProcessState) Exit {
 	return Exit{Code: state.ExitCode()}
 }
 
-func (l *Launcher) ProbeMode(Mode, string) error { return nil }
+func (l *Launcher) probeMode(Mode, string) error { return nil }
 
 func (l *Launcher) killOrphans() {}
 
-// StartWatchdog starts nothing: the Job Object ends a call's tree when the sidecar dies.
-func (l *Launcher) StartWatchdog() {}
+// startWatchdog starts nothing: the Job Object ends a call's tree when the sidecar dies.
+func (l *Launcher) startWatchdog() {}

@@ -65,13 +65,13 @@ type sharedNet struct {
 }
 
 // SharedNet reports whether the session has an empty network namespace a
-// child can start in (OpenSharedNet).
+// child can start in (openSharedNet).
 func (l *Launcher) SharedNet() bool { return l.net.ns != nil }
 
-// OpenSharedNet gives the launcher its empty network namespace and the
+// openSharedNet gives the launcher its empty network namespace and the
 // pool of threads inside it; nil when it cannot have one (not root), and
 // the children then get bwrap's own.
-func (l *Launcher) OpenSharedNet() error {
+func (l *Launcher) openSharedNet() error {
 	f, err := openEmptyNet()
 	if err != nil {
 		return err

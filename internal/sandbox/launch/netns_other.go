@@ -10,7 +10,7 @@ type sharedNet struct{}
 // SharedNet is false: no network namespace here.
 func (l *Launcher) SharedNet() bool { return false }
 
-// OpenSharedNet: network namespaces are Linux's (netns_linux.go).
-func (l *Launcher) OpenSharedNet() error { return errors.New("no network namespaces here") }
+// openSharedNet: network namespaces are Linux's (netns_linux.go).
+func (l *Launcher) openSharedNet() error { return errors.New("no network namespaces here") }
 
 func (l *Launcher) closeSharedNet() {}

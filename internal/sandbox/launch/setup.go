@@ -23,30 +23,30 @@ type Setup struct {
 // stronger mode failed ("mode: error"); cgroupErr why children get no
 // cgroups.
 func (l *Launcher) Open(setup Setup, truePath string, trueErr error) (modeErrs []error, cgroupErr error) {
-	l.StartWatchdog()
+	l.startWatchdog()
 	if setup.NoCgroups {
 		cgroupErr = errors.New("left out")
 	} else {
-		cgroupErr = l.OpenCgroups()
+		cgroupErr = l.useCgroups()
 	}
 	modeErrs = l.selectMode(setup.Modes, truePath, trueErr)
 	if !setup.NoSharedNet {
-		_ = l.OpenSharedNet() // else bwrap makes one per child, as safe
+		_ = l.openSharedNet() // else bwrap makes one per child, as safe
 	}
 	return modeErrs, cgroupErr
 }
 
-// selectMode keeps the first of modes (nil: CandidateModes) that starts
+// selectMode keeps the first of modes (nil: candidateModes) that starts
 // truePath here.
 func (l *Launcher) selectMode(modes []Mode, truePath string, trueErr error) []error {
 	if modes == nil {
-		modes = CandidateModes()
+		modes = candidateModes()
 	}
 	var errs []error
 	for _, m := range modes {
 		err := trueErr
 		if err == nil {
-			err = l.ProbeMode(m, truePath)
+			err = l.probeMode(m, truePath)
 		}
 		if err == nil {
 			l.mode = m
