@@ -2,35 +2,9 @@ package sandbox
 
 import (
 	"errors"
-	"os"
+
+	"steerable.dev/sidecar/internal/sandbox/launch"
 )
-
-// Cmd is a child process to start: an absolute Path, its argv (Args[0] is
-// the program name the child sees), working directory and environment.
-// ExtraFiles is how many descriptors the caller passes from fd 3 on, so a
-// backend places its own after them. SharedNet says that the launcher can
-// start the child in the session's empty network namespace (netns_linux.go).
-type Cmd struct {
-	Path       string
-	Args       []string
-	Dir        string
-	Env        []string
-	ExtraFiles int
-	SharedNet  bool
-}
-
-// Launch is a prepared child: what to execute, the descriptors the backend
-// adds after the caller's (the launcher closes them once the child has
-// started), and what to apply to the OS thread that starts the child (the
-// thread-scoped Landlock mode: the child inherits it, the sidecar's other
-// threads stay unrestricted). EmptyNet: the child must start in the
-// session's empty network namespace, which stands in for one of its own.
-type Launch struct {
-	Cmd
-	Files    []*os.File
-	Confine  func() error
-	EmptyNet bool
-}
 
 // Backend confines one child process. Prepare is a pure rewrite plus the
 // thread confinement, so every child — bash, the run_code interpreter, a
@@ -42,8 +16,8 @@ type Backend interface {
 	// kernel without the feature), without starting anything; nil when it
 	// may. The boot probe then proves it with a real run.
 	Available() error
-	// Prepare returns the launch that runs cmd under p.
-	Prepare(cmd Cmd, p Policy) (Launch, error)
+	// Prepare returns the launch spec that runs e under p.
+	Prepare(e launch.Exec, p Policy) (launch.Spec, error)
 	// Enforcement says how much of p this backend enforces here.
 	Enforcement(p Policy) Enforcement
 }

@@ -39,7 +39,7 @@ func TestWritesInsideTheRootsSucceed(t *testing.T) {
 // The attack: a command writes (or truncates) a file outside the workspace —
 // another temp dir, the home directory, a system file.
 func TestWritesOutsideTheRootsFail(t *testing.T) {
-	outside := realTempDir(t)
+	outside := sandboxtest.RealTempDir(t)
 	victim := filepath.Join(outside, "victim.txt")
 	if err := os.WriteFile(victim, []byte("keep"), 0o644); err != nil {
 		t.Fatal(err)
@@ -171,7 +171,7 @@ func TestSidecarSIGKILLLeavesNoChildren(t *testing.T) {
 			exe, _ := os.Executable()
 			// Its session temp dir is left behind by the SIGKILL: keep it in
 			// the test's own temp dir.
-			parent := exec.Command(exe, "spawn-parent", name, marker, realTempDir(t))
+			parent := exec.Command(exe, "spawn-parent", name, marker, sandboxtest.RealTempDir(t))
 			out, err := parent.StdoutPipe()
 			if err != nil {
 				t.Fatal(err)
@@ -201,7 +201,7 @@ func TestSidecarSIGKILLLeavesNoChildren(t *testing.T) {
 func TestSidecarSIGKILLInBwrapsStartWindow(t *testing.T) {
 	backendFor(t, "bwrap")
 	exe, _ := os.Executable()
-	scratch := realTempDir(t)
+	scratch := sandboxtest.RealTempDir(t)
 	for i := range 12 {
 		marker := uniqueMarker(t) + "-" + strconv.Itoa(i)
 		parent := exec.Command(exe, "spawn-parent", "bwrap", marker, scratch)

@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"steerable.dev/sidecar/internal/sandbox/sandboxtest"
 )
 
 // The attack: the host starts the sidecar from a path in the workspace (a
@@ -14,7 +16,7 @@ import (
 // the next session runs the model's program unconfined. The selection
 // reports every such path, however the binary was reached.
 func TestExposedBinariesAreReported(t *testing.T) {
-	ws, outside := realTempDir(t), realTempDir(t)
+	ws, outside := sandboxtest.RealTempDir(t), sandboxtest.RealTempDir(t)
 	installed := filepath.Join(outside, "steerable-sidecar")
 	os.WriteFile(installed, []byte("#!/bin/sh\n"), 0o755)
 	copied := filepath.Join(ws, "bin", "steerable-sidecar")

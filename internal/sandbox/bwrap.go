@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"steerable.dev/sidecar/internal/sandbox/launch"
 )
 
 // Bwrap confines the child with bubblewrap: a mount namespace whose root is
@@ -97,9 +99,9 @@ func (b Bwrap) Available() error {
 
 // Prepare implements Backend. The seccomp filter reaches bwrap on the
 // descriptor after the caller's.
-func (b Bwrap) Prepare(cmd Cmd, p Policy) (Launch, error) {
+func (b Bwrap) Prepare(cmd launch.Exec, p Policy) (launch.Spec, error) {
 	if err := b.Available(); err != nil {
-		return Launch{}, err
+		return launch.Spec{}, err
 	}
 	p = p.normalized()
 	var files []*os.File
@@ -107,18 +109,18 @@ func (b Bwrap) Prepare(cmd Cmd, p Policy) (Launch, error) {
 	if prog := commandFilterBytes(p); prog != nil {
 		f, err := dataPipe(prog)
 		if err != nil {
-			return Launch{}, fmt.Errorf("passing the seccomp filter to bwrap: %w", err)
+			return launch.Spec{}, fmt.Errorf("passing the seccomp filter to bwrap: %w", err)
 		}
 		files, seccompFD = append(files, f), 3+cmd.ExtraFiles
 	}
 	sharedNet := cmd.SharedNet && sharesNet(p)
 	args := b.args(cmd, p, seccompFD, sharedNet)
-	return Launch{Cmd: Cmd{Path: b.Path, Args: args, Dir: cmd.Dir, Env: cmd.Env, ExtraFiles: cmd.ExtraFiles}, Files: files,
+	return launch.Spec{Exec: launch.Exec{Path: b.Path, Args: args, Dir: cmd.Dir, Env: cmd.Env, ExtraFiles: cmd.ExtraFiles}, Files: files,
 		EmptyNet: sharedNet}, nil
 }
 
 // sharesNet says whether a child under p may run in the session's empty
-// network namespace rather than one of its own (netns_linux.go): only
+// network namespace rather than one of its own (launch/netns_linux.go): only
 // when it can create no socket at all.
 func sharesNet(p Policy) bool { return p.socketsDenied() && !p.UnixSockets && seccompSupported }
 
@@ -135,7 +137,7 @@ var rootKnobs = []string{"/proc/sys", "/proc/sysrq-trigger"}
 
 // args is bwrap's command line; sharedNet: the child starts in the
 // session's empty network namespace, so bwrap makes none.
-func (b Bwrap) args(cmd Cmd, p Policy, seccompFD int, sharedNet bool) []string {
+func (b Bwrap) args(cmd launch.Exec, p Policy, seccompFD int, sharedNet bool) []string {
 	args := []string{"bwrap", "--die-with-parent", "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--cap-drop", "ALL"}
 	if b.Root {
 		id := strconv.Itoa(unprivilegedID)

@@ -1,12 +1,15 @@
 package sandbox
 
 import (
+	"context"
 	"errors"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+
+	"steerable.dev/sidecar/internal/sandbox/launch"
 )
 
 // Command is one child to run confined: by Sandbox.Run (bash: captured
@@ -64,19 +67,61 @@ var errCaptured = errors.New("Run captures stdout and stderr itself; use Start f
 // sidecar (Close, or the kernel when the sidecar dies). ErrUnavailable
 // when the sandbox refuses every child.
 func (s *Sandbox) Start(c Command) (*Process, error) {
+	spec, lim, err := s.prepare(c)
+	if err != nil {
+		return nil, err
+	}
+	return s.launcher.Start(spec, c.io(), lim)
+}
+
+// Run starts c confined (stdin /dev/null unless given, stdout and stderr
+// captured), waits for it under the timeout and ctx, and kills what is
+// left before returning, whatever happened: nothing the command started
+// outlives the call. The error is non-nil only when the command could not
+// start (ErrUnavailable when the sandbox refuses every child).
+func (s *Sandbox) Run(ctx context.Context, c Command, opts RunOptions) (Result, error) {
+	if c.Stdout != nil || c.Stderr != nil {
+		return Result{}, errCaptured
+	}
+	spec, lim, err := s.prepare(c)
+	if err != nil {
+		return Result{}, err
+	}
+	return s.launcher.Run(ctx, spec, c.io(), lim, opts)
+}
+
+// InferLimit is Run's inference for a failure that the caller learnt of
+// another way: run_code's program reports its exception over the bridge
+// and exits 0, so failure is its error and traceback. A call whose Limit
+// is set already keeps it.
+func (s *Sandbox) InferLimit(res *Result, c Command, failure string) {
+	s.launcher.InferLimit(res, s.limitsOf(c).perCall(), failure)
+}
+
+// limitsOf are the limits c runs under.
+func (s *Sandbox) limitsOf(c Command) Limits {
+	if c.Policy != nil {
+		return c.Policy.Limits
+	}
+	return s.Policy().Limits
+}
+
+// prepare is the launch spec of c under its policy, rewritten by the
+// backend that confines it, and the limits it runs under.
+func (s *Sandbox) prepare(c Command) (launch.Spec, launch.Limits, error) {
 	backend := s.backendFor(c)
 	if backend == nil {
-		return nil, ErrUnavailable
+		return launch.Spec{}, launch.Limits{}, ErrUnavailable
 	}
 	if len(c.Argv) == 0 {
-		return nil, ErrNoCommand
+		return launch.Spec{}, launch.Limits{}, ErrNoCommand
 	}
 	if _, err := s.tmpDir(); err != nil {
-		return nil, err
+		return launch.Spec{}, launch.Limits{}, err
 	}
 	path, err := s.resolve(c)
 	if err != nil {
-		return nil, err
+		return launch.Spec{}, launch.Limits{}, err
 	}
 	env := c.Env
 	if env == nil {
@@ -89,12 +134,14 @@ func (s *Sandbox) Start(c Command) (*Process, error) {
 	if c.TTY != nil {
 		p.Terminal = ownTerminal(c.TTY)
 	}
-	la, err := backend.Prepare(Cmd{Path: path, Args: c.Argv, Dir: c.Dir, Env: env, ExtraFiles: len(c.ExtraFiles),
-		SharedNet: s.launcher.emptyNet != nil}, p)
-	if err != nil {
-		return nil, err
-	}
-	return s.launcher.start(la, childIO{Stdin: c.Stdin, Stdout: c.Stdout, Stderr: c.Stderr, ExtraFiles: c.ExtraFiles, TTY: c.TTY}, p.Limits)
+	spec, err := backend.Prepare(launch.Exec{Path: path, Args: c.Argv, Dir: c.Dir, Env: env, ExtraFiles: len(c.ExtraFiles),
+		SharedNet: s.launcher.SharedNet()}, p)
+	return spec, p.Limits.perCall(), err
+}
+
+// io is c's caller-owned side.
+func (c Command) io() launch.IO {
+	return launch.IO{Stdin: c.Stdin, Stdout: c.Stdout, Stderr: c.Stderr, ExtraFiles: c.ExtraFiles, TTY: c.TTY}
 }
 
 // resolve finds c's program: as given when absolute; on PATH for a

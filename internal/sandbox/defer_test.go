@@ -5,6 +5,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"steerable.dev/sidecar/internal/sandbox/sandboxtest"
 )
 
 // counting counts the selection's Available calls of a backend (the first
@@ -30,7 +32,7 @@ func TestDeferProbe(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var calls atomic.Int32
-			s, err := Open(context.Background(), Options{Choice: "auto", Workspace: realTempDir(t), TempParent: realTempDir(t),
+			s, err := Open(context.Background(), Options{Choice: "auto", Workspace: sandboxtest.RealTempDir(t), TempParent: sandboxtest.RealTempDir(t),
 				DeferProbe: true, Backends: []Backend{counting{NewBwrap("/nonexistent/bwrap"), &calls}}})
 			if err != nil {
 				t.Fatal(err)

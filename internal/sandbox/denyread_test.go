@@ -12,6 +12,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"steerable.dev/sidecar/internal/sandbox/sandboxtest"
 )
 
 // plantHome makes a temporary HOME with credential stores in it, outside
@@ -161,7 +163,7 @@ func TestWorkspaceInsideADeniedDirectoryIsRefused(t *testing.T) {
 	home := plantHome(t)
 	ws := filepath.Join(home, ".ssh", "project")
 	os.Mkdir(ws, 0o755)
-	s, err := Open(context.Background(), Options{Choice: "auto", Workspace: ws, TempParent: realTempDir(t), Deny: DenyOptions{Home: home}})
+	s, err := Open(context.Background(), Options{Choice: "auto", Workspace: ws, TempParent: sandboxtest.RealTempDir(t), Deny: DenyOptions{Home: home}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -39,7 +39,7 @@
 //     them), no io_uring;
 //   - no signals to processes outside the sandbox;
 //   - no kernel keyrings: every child starts in a fresh, empty session
-//     keyring (keyrings_linux.go), and the seccomp filter refuses keyctl,
+//     keyring (launch/keyrings_linux.go), and the seccomp filter refuses keyctl,
 //     add_key and request_key (ENOSYS), so neither the sidecar's session
 //     keyring nor the user's or persistent keyring is reachable;
 //   - per-call limits on processes and memory (Limits);
@@ -100,7 +100,7 @@
 //     namespace. Full. The masks are computed once per deny list and
 //     reused while the directories that decide them are unchanged
 //     (masks.go); a root sidecar's children that can create no socket
-//     share one empty network namespace of the session (netns_linux.go).
+//     share one empty network namespace of the session (launch/netns_linux.go).
 //   - landlock: a strict Landlock ruleset for the kernel's ABI (no silent
 //     best-effort downgrade): read on an allowlist that covers / minus the
 //     denied paths (enumerated when the ruleset is built, rebuilt when an
@@ -124,58 +124,26 @@
 //     selects it there, and STEERABLE_SANDBOX_REQUIRE=1 refuses every
 //     child (shell.go finds the bash.exe of Git for Windows or MSYS2).
 //
-// # Process lifetime
+// # Where the seam is
 //
-// Every child is started by the launcher from a locked OS thread that
-// lives at least as long as the child: PR_SET_PDEATHSIG fires when the
-// thread that forked the child exits — not the process. An unconfined
-// launch takes a thread of the launcher's pool (spawner_linux.go), locked
-// for good and never retired while the session is open; a confined one
-// gets a thread of its own, which carries Landlock's thread-scoped
-// confinement, so it is never unlocked: it waits until the child is
-// reaped and dies with its goroutine. The
-// child leads a new session (its own process group) and, on Linux, is the
-// init of a fresh PID namespace (inside a user namespace when the sidecar
-// is not root), stopped at its execve (PTRACE_TRACEME) until its id
-// mappings, cgroups and rlimits are in place. When the child ends —
-// returns, times out, is cancelled, the sidecar shuts down (Close), or the
-// sidecar is SIGKILLed (the parent-death signal) — the kernel kills every
-// process in the namespace, however it detached: one kernel guarantee per
-// backend (bwrap runs inside it too, which closes bwrap's own start-up
-// window). Where no namespace can be made, a per-call cgroup and then a
-// child subreaper stand in (Lifetime says which holds; checks.sandbox
-// reports it). macOS kills only the process group (launcher_other.go),
-// and a watchdog process started at boot kills the groups of the calls
-// running when the sidecar is SIGKILLed (watchdog.go). On Windows each
-// child starts suspended in a Job Object of its own with
-// JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE and the limits, so the whole tree
-// dies when the call ends and, by Windows, when the sidecar dies
-// (launcher_windows.go).
+// This package decides what a child may do: the policy, the backends that
+// enforce it (bwrap, landlock, seatbelt, none; Windows has only none) and
+// the boot probe that proves one here. Package launch, beneath it, starts
+// and ends the child whatever confines it: the locked-thread launcher and
+// its spawner pool, the PID namespace, cgroups and rlimits, the watchdog,
+// the Windows job object, and waiting for, capturing and killing the tree.
+// The two change for different reasons (a new confinement vs. a new kernel
+// guarantee of lifetime), and each is tested on its own. The seam is one
+// value: a backend's Prepare turns a launch.Exec into a launch.Spec (a
+// rewritten command plus, for Landlock, what to apply to the starting
+// thread), and the Launcher runs it. launch never imports this package;
+// the tools import only this one, which names launch's Process, Exit,
+// Result, RunOptions and Lifetime for them.
 //
-// Being a namespace's init has one visible consequence, the same as PID 1
-// in a container without an init: the command ignores signals it sends
-// itself with the default action (kill $$). Stop accounts for the other
-// side of it: a leader without a SIGTERM handler is killed at once.
-//
-// # Limits
-//
-// Each child gets a cgroup below a session directory (v2 where the memory
-// and pids controllers can be had, v1 as root or where a v1 pair is the
-// user's) with memory and pids limits; the kernel's counters say when one
-// was hit (Exit.Limit, certain). An unprivileged sidecar finds them where
-// systemd delegates a v2 subtree to its user: its own cgroup, which it
-// splits by moving itself into a leaf, or beside its shared scope in the
-// user manager's tree (cgroup_delegate_linux.go). Without a writable
-// cgroup, RLIMIT_NPROC in the child's user namespace and RLIMIT_AS stand
-// in (root is exempt from RLIMIT_NPROC, so a root sidecar without a pids
-// cgroup has no process limit, and Unenforced says so; RLIMIT_AS breaks
-// programs that reserve address space up front). The kernel counts no hit
-// of an rlimit, so Run infers one (limithit.go): certain when a stopped
-// tree held MaxProcs tasks, else possible, from what the failed command
-// reported or the signal that ended it. Summary says what enforces each
-// limit and what cannot be enforced. Session resources left by a
-// SIGKILLed sidecar — its temp dir, its cgroups — carry its owner tag and
-// are removed by the next start once their owner is provably gone.
+// Every child, confined or not, gets the launcher's lifetime guarantee
+// (the child and everything it starts dies with its call, and with the
+// sidecar) and per-call limits (memory, processes): see package launch.
+// Lifetime and Summary say which guarantee and which limits hold here.
 //
 // # Programs the sidecar runs itself
 //

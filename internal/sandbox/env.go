@@ -4,6 +4,8 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+
+	"steerable.dev/sidecar/internal/sandbox/launch"
 )
 
 // EnvPolicy chooses which of the sidecar's environment variables a child
@@ -102,7 +104,7 @@ var (
 	coreNames       = []string{"PATH", "HOME", "USER", "LANG", "TERM", "TMPDIR", "SHELL"}
 	allowedNames    = []string{"PATH", "HOME", "TMPDIR", "TEMP", "TMP", "LANG", "SYSTEMROOT", "SYSTEMDRIVE"}
 	localePrefixes  = []string{"LC_"}
-	launcherPrivate = []string{escapeeMarker}
+	launcherPrivate = []string{launch.EscapeeMarker}
 )
 
 // Filter returns the variables of environ ("K=V" entries) that policy

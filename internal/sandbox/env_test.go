@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"steerable.dev/sidecar/internal/sandbox/launch"
 )
 
 // plantedSecrets are 25 credentials as real environments spell them; the
@@ -41,7 +43,7 @@ func TestIsCredential(t *testing.T) {
 func TestEnvRulesFilter(t *testing.T) {
 	environ := []string{"PATH=/bin", "HOME=/h", "OPENAI_API_KEY=k", "LC_ALL=C", "LANG=en", "EDITOR=vi",
 		"PYTHONPATH=/p", "GITHUB_TOKEN=t", "noequals", "TMPDIR=/old", "SSH_AUTH_SOCK=/a", "TERM=xterm",
-		escapeeMarker + "=forged"}
+		launch.EscapeeMarker + "=forged"}
 	tests := []struct {
 		name          string
 		rules         EnvRules

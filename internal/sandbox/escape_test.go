@@ -9,6 +9,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"steerable.dev/sidecar/internal/sandbox/launch"
+	"steerable.dev/sidecar/internal/sandbox/sandboxtest"
 )
 
 // Escape A of issue 11: a root sidecar's command wrote kernel settings
@@ -52,7 +55,7 @@ func TestReexecUsesTheBootDescriptor(t *testing.T) {
 	if ll.Available() != nil {
 		t.Skip("the kernel has no Landlock")
 	}
-	ws := realTempDir(t)
+	ws := sandboxtest.RealTempDir(t)
 	copyPath := filepath.Join(ws, "sidecar-copy")
 	copyFile(t, mustExecutable(t), copyPath)
 	f, err := os.Open(copyPath)
@@ -79,7 +82,7 @@ func TestReexecUsesTheBootDescriptor(t *testing.T) {
 // without no_new_privs or a seccomp filter.
 func TestThreadScopedLandlockLeavesTheSidecarFree(t *testing.T) {
 	s := openSandbox(t, "landlock", false)
-	outside := filepath.Join(realTempDir(t), "after-call")
+	outside := filepath.Join(sandboxtest.RealTempDir(t), "after-call")
 	for range 5 {
 		if res := run(t, s, `echo pwned > "`+outside+`"`, RunOptions{}); res.ExitCode == 0 {
 			t.Fatal("the command wrote outside")
@@ -113,7 +116,7 @@ func TestLandlockFallsBackToTheReexecHelper(t *testing.T) {
 	if NewLandlock(Self{}).Available() != nil {
 		t.Skip("the kernel has no Landlock")
 	}
-	s := openWith(t, "landlock", Options{Self: self(t), modes: []launchMode{{pidns: true, userns: true}}})
+	s := openWith(t, "landlock", Options{Self: self(t), launch: launch.Setup{Modes: []launch.Mode{{PIDNS: true, UserNS: true}}}})
 	sum := s.Summary()
 	for _, want := range []string{"mode re-exec helper", "landlock (thread-scoped): "} {
 		if !strings.Contains(sum, want) {
@@ -130,7 +133,7 @@ func TestLandlockFallsBackToTheReexecHelper(t *testing.T) {
 // A backend named in STEERABLE_SANDBOX that does not work refuses every
 // command; it never runs one unconfined (issue 11, item 6).
 func TestNamedBackendFailsClosed(t *testing.T) {
-	s, err := Open(context.Background(), Options{Choice: "bwrap", Workspace: realTempDir(t), TempParent: realTempDir(t),
+	s, err := Open(context.Background(), Options{Choice: "bwrap", Workspace: sandboxtest.RealTempDir(t), TempParent: sandboxtest.RealTempDir(t),
 		Backends: []Backend{NewBwrap("/nonexistent/bwrap")}})
 	if err != nil {
 		t.Fatal(err)
@@ -148,7 +151,7 @@ func TestNamedBackendFailsClosed(t *testing.T) {
 }
 
 func TestBwrapIsTakenFromTrustedPlacesOnly(t *testing.T) {
-	t.Setenv("PATH", realTempDir(t)) // a PATH without bwrap changes nothing
+	t.Setenv("PATH", sandboxtest.RealTempDir(t)) // a PATH without bwrap changes nothing
 	b := NewBwrap("")
 	if _, err := os.Stat("/usr/bin/bwrap"); err == nil && b.Path != "/usr/bin/bwrap" {
 		t.Errorf("bwrap = %q, want /usr/bin/bwrap", b.Path)

@@ -7,6 +7,8 @@ import (
 
 	llsys "github.com/landlock-lsm/go-landlock/landlock/syscall"
 	"golang.org/x/sys/unix"
+
+	"steerable.dev/sidecar/internal/sandbox/launch"
 )
 
 // Landlock confines the child with the Landlock LSM, which restricts the
@@ -72,13 +74,13 @@ func (l Landlock) Available() error {
 }
 
 // Prepare implements Backend.
-func (l Landlock) Prepare(cmd Cmd, p Policy) (Launch, error) {
+func (l Landlock) Prepare(cmd launch.Exec, p Policy) (launch.Spec, error) {
 	if err := l.Available(); err != nil {
-		return Launch{}, err
+		return launch.Spec{}, err
 	}
 	p = p.normalized()
 	if !l.exec {
-		return Launch{Cmd: cmd, Confine: func() error { return l.confineThread(p) }}, nil
+		return launch.Spec{Exec: cmd, Confine: func() error { return l.confineThread(p) }}, nil
 	}
 	args := []string{l.Self.Argv0, HelperCommand, "--abi", strconv.Itoa(min(l.ABI, len(landlockPresets)-1))}
 	for _, r := range p.WritableRoots {
@@ -98,7 +100,7 @@ func (l Landlock) Prepare(cmd Cmd, p Policy) (Launch, error) {
 	}
 	args = append(args, "--", cmd.Path)
 	args = append(args, cmd.Args...)
-	return Launch{Cmd: Cmd{Path: l.Self.path(), Args: args, Dir: cmd.Dir, Env: cmd.Env, ExtraFiles: cmd.ExtraFiles}}, nil
+	return launch.Spec{Exec: launch.Exec{Path: l.Self.path(), Args: args, Dir: cmd.Dir, Env: cmd.Env, ExtraFiles: cmd.ExtraFiles}}, nil
 }
 
 // confineThread applies the policy to the calling (locked) thread only:

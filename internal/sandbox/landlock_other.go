@@ -2,7 +2,11 @@
 
 package sandbox
 
-import "errors"
+import (
+	"errors"
+
+	"steerable.dev/sidecar/internal/sandbox/launch"
+)
 
 // Landlock is Linux-only; elsewhere it is never available.
 type Landlock struct {
@@ -20,7 +24,9 @@ func (Landlock) Name() string { return "landlock" }
 func (Landlock) Available() error { return errors.New("Landlock exists only on Linux") }
 
 // Prepare implements Backend.
-func (l Landlock) Prepare(Cmd, Policy) (Launch, error) { return Launch{}, l.Available() }
+func (l Landlock) Prepare(launch.Exec, Policy) (launch.Spec, error) {
+	return launch.Spec{}, l.Available()
+}
 
 // Enforcement implements Backend.
 func (Landlock) Enforcement(Policy) Enforcement { return EnforcementNone }

@@ -7,6 +7,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"steerable.dev/sidecar/internal/sandbox/launch"
+	"steerable.dev/sidecar/internal/sandbox/sandboxtest"
 )
 
 // escapeesScript starts three processes that outlive their shell by the
@@ -50,14 +53,14 @@ func TestEscapeesDieWithTheCall(t *testing.T) {
 // escapees when the call ends, and checks.sandbox says which guarantee is
 // in force.
 func TestEscapeesDieWithoutANamespace(t *testing.T) {
-	modes := []launchMode{{stop: true, subreaper: true}}
+	modes := []launch.Mode{{Stop: true, Subreaper: true}}
 	for _, tt := range []struct {
 		noCgroups bool
 		want      Lifetime
 	}{{false, LifetimeCgroup}, {true, LifetimeSubreaper}} {
 		for _, c := range lifetimeCases {
 			t.Run(string(tt.want)+"/"+c.name, func(t *testing.T) {
-				s := openWith(t, "landlock", Options{modes: modes, noCgroups: tt.noCgroups})
+				s := openWith(t, "landlock", Options{launch: launch.Setup{Modes: modes, NoCgroups: tt.noCgroups}})
 				if s.Lifetime() != tt.want {
 					if tt.want == LifetimeCgroup {
 						t.Skipf("no writable cgroup here: %s", s.Summary())
@@ -102,14 +105,14 @@ func TestStopHonoursTheLeadersSIGTERMHandler(t *testing.T) {
 	if d := time.Since(start); d > 2*time.Second {
 		t.Errorf("stopping a leader without a handler took %v", d)
 	}
-	dir := realTempDir(t)
+	dir := sandboxtest.RealTempDir(t)
 	out, trapped := dir+"/cleaned", dir+"/trapped"
 	p, err = s.Start(Command{Argv: []string{"bash", "-c", `trap 'echo cleaned > ` + out + `; exit 3' TERM; : > ` + trapped + `; while :; do sleep 0.05; done`}, Dir: s.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}
 	// Stop once the handler is installed (a loaded machine may take long).
-	waitUntil(t, "bash has not installed its SIGTERM handler", func() bool {
+	sandboxtest.WaitUntil(t, "bash has not installed its SIGTERM handler", func() bool {
 		_, err := os.Stat(trapped)
 		return err == nil
 	})

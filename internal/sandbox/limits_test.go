@@ -10,6 +10,9 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"steerable.dev/sidecar/internal/sandbox/launch"
+	"steerable.dev/sidecar/internal/sandbox/sandboxtest"
 )
 
 // The attacks of issue 11, item 5: a fork bomb and a 3 GiB allocation,
@@ -21,7 +24,7 @@ func TestLimitsStopAForkBombAndAHugeAllocation(t *testing.T) {
 	for _, name := range append(confining, "none") {
 		t.Run(name, func(t *testing.T) {
 			s := openWith(t, name, Options{Limits: lim})
-			if !s.launcher.cgroups.has(ctlPids) || !s.launcher.cgroups.has(ctlMemory) {
+			if !s.launcher.HasCgroup(launch.CtlPids) || !s.launcher.HasCgroup(launch.CtlMemory) {
 				t.Skipf("no writable pids and memory cgroups here: %s", s.Summary())
 			}
 			marker := uniqueMarker(t)
@@ -56,7 +59,7 @@ func TestLimitFallbacksAreReported(t *testing.T) {
 	needPython(t)
 	for _, name := range append(confining, "none") {
 		t.Run(name, func(t *testing.T) {
-			s := openWith(t, name, Options{noCgroups: true, Limits: Limits{MaxProcs: 64, MaxMemoryBytes: 256 << 20}})
+			s := openWith(t, name, Options{launch: launch.Setup{NoCgroups: true}, Limits: Limits{MaxProcs: 64, MaxMemoryBytes: 256 << 20}})
 			res := run(t, s, `exec python3 -c 'b = bytearray(3 << 30)'`, RunOptions{})
 			if res.ExitCode == 0 || !strings.Contains(res.Stderr, "MemoryError") {
 				t.Errorf("3 GiB allocation under RLIMIT_AS: %+v", res)
@@ -93,7 +96,7 @@ func TestLimitFallbacksAreReported(t *testing.T) {
 // there. It is a tmpfs of Limits.TmpBytes: writing beyond fails with
 // ENOSPC, and the summary says so.
 func TestBwrapTmpIsCapped(t *testing.T) {
-	s := openWith(t, "bwrap", Options{noCgroups: true, Limits: Limits{TmpBytes: 8 << 20}})
+	s := openWith(t, "bwrap", Options{launch: launch.Setup{NoCgroups: true}, Limits: Limits{TmpBytes: 8 << 20}})
 	res := run(t, s, `df -k /tmp | tail -1; head -c 16M /dev/zero > /tmp/fill; echo "rc=$?"; du -k /tmp/fill`, RunOptions{})
 	if !strings.Contains(res.Stdout, " 8192 ") || !strings.Contains(res.Stdout, "rc=1\n8192\t") ||
 		!strings.Contains(res.Stderr, "No space left on device") {
@@ -108,7 +111,7 @@ func TestBwrapTmpIsCapped(t *testing.T) {
 // given it: its /tmp stays uncapped, and the summary says why.
 func TestBwrapWithoutSizeLeavesTmpUncapped(t *testing.T) {
 	real := backendFor(t, "bwrap").(Bwrap).Path
-	old := filepath.Join(realTempDir(t), "bwrap-0.7")
+	old := filepath.Join(sandboxtest.RealTempDir(t), "bwrap-0.7")
 	script := "#!/bin/sh\n" +
 		"case \" $* \" in *\" --size \"*) echo 'bwrap: Unknown option --size' >&2; exit 1;; esac\n" +
 		"[ \"$1\" = --help ] && { " + real + " --help | grep -v -e --size; exit 0; }\n" +

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strconv"
 	"testing"
 	"time"
@@ -85,10 +84,10 @@ func openWith(t *testing.T, name string, opts Options) *Sandbox {
 		opts.Backends = []Backend{backendFor(t, name)}
 	}
 	if opts.Workspace == "" {
-		opts.Workspace = realTempDir(t)
+		opts.Workspace = sandboxtest.RealTempDir(t)
 	}
 	if opts.TempParent == "" {
-		opts.TempParent = realTempDir(t)
+		opts.TempParent = sandboxtest.RealTempDir(t)
 	}
 	opts.Environ = append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME")}, opts.Environ...)
 	s, err := Open(context.Background(), opts)
@@ -100,14 +99,6 @@ func openWith(t *testing.T, name string, opts Options) *Sandbox {
 		t.Fatalf("backend %s did not pass its probe: %s", name, s.Summary())
 	}
 	return s
-}
-
-func realTempDir(t *testing.T) string {
-	d, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	return d
 }
 
 // run runs a bash script under s in the workspace and returns the result.
@@ -124,17 +115,6 @@ func run(t *testing.T, s *Sandbox, script string, opts RunOptions) Result {
 		t.Fatal(err)
 	}
 	return res
-}
-
-// waitUntil polls cond for up to 10 s; the test fails, saying what did not
-// happen, if it never holds.
-func waitUntil(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	for deadline := time.Now().Add(10 * time.Second); !cond(); time.Sleep(10 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("after 10s: %s", what)
-		}
-	}
 }
 
 // waitGone waits up to 5 s for every process carrying marker to be gone.

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"steerable.dev/sidecar/internal/sandbox/launch"
 )
 
 // settle dates every directory below root (and root) back, as if nothing
@@ -157,7 +159,7 @@ func TestMasksInsideARootComeAfterItsBind(t *testing.T) {
 	if !slices.Contains(got.before, home+"/outside/.aws") || slices.Contains(got.after, home+"/outside/.aws") {
 		t.Errorf("a store holding a root is not masked before the binds: %+v", got)
 	}
-	args := Bwrap{Path: "/usr/bin/bwrap"}.args(Cmd{Path: "/bin/true", Args: []string{"true"}}, Policy{WritableRoots: []string{home}, DenyRead: deny}.normalized(), -1, false)
+	args := Bwrap{Path: "/usr/bin/bwrap"}.args(launch.Exec{Path: "/bin/true", Args: []string{"true"}}, Policy{WritableRoots: []string{home}, DenyRead: deny}.normalized(), -1, false)
 	line := strings.Join(args, " ")
 	if strings.Index(line, "--bind "+home+" "+home) > strings.Index(line, "--tmpfs "+home+"/.ssh") {
 		t.Errorf("the mask of .ssh comes before the workspace's bind: %s", line)

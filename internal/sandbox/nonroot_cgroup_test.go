@@ -15,6 +15,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"steerable.dev/sidecar/internal/sandbox/launch"
 )
 
 // An unprivileged sidecar in a cgroup delegated to its user gets per-call
@@ -108,8 +110,8 @@ func delegateV1(t *testing.T) func(int) error {
 	self, mounts := procFiles(t)
 	var dirs []string
 	for _, ctl := range []string{"memory", "pids"} {
-		rel, ok := cgroupPath(self, ctl)
-		mnt := mountPoint(mounts, "cgroup", ctl)
+		rel, ok := launch.CgroupPath(self, ctl)
+		mnt := launch.MountPoint(mounts, "cgroup", ctl)
 		if !ok || mnt == "" {
 			t.Skipf("no cgroup v1 %s hierarchy here", ctl)
 		}
@@ -171,8 +173,8 @@ func delegateUserManager(t *testing.T) func(int) error {
 // pids enabled for its children; the test skips where it has neither.
 func unifiedWithLimits(t *testing.T) string {
 	_, mounts := procFiles(t)
-	mnt := mountPoint(mounts, "cgroup2", "")
-	if mnt == "" || !hasBoth(mnt, "cgroup.controllers") {
+	mnt := launch.MountPoint(mounts, "cgroup2", "")
+	if mnt == "" || !launch.ListsMemoryAndPids(mnt, "cgroup.controllers") {
 		t.Skip("the unified cgroup hierarchy here has no memory and pids controllers (they are bound to cgroup v1)")
 	}
 	for _, c := range []string{"+memory", "+pids"} {
@@ -209,8 +211,7 @@ func removeCgroupTree(dir string) {
 			removeCgroupTree(filepath.Join(dir, e.Name()))
 		}
 	}
-	killCgroup(dir, 2)
-	rmdirRetry(dir)
+	launch.RemoveCgroup(dir, 2)
 }
 
 func writePid(dir string, pid int) error {
@@ -262,7 +263,7 @@ func nonrootCgroupCheck(name, work, want string) int {
 		}
 		return res
 	}
-	check("pids and memory cgroups", s.launcher.cgroups.has(ctlPids) && s.launcher.cgroups.has(ctlMemory), s.Summary())
+	check("pids and memory cgroups", s.launcher.HasCgroup(launch.CtlPids) && s.launcher.HasCgroup(launch.CtlMemory), s.Summary())
 	check("summary says where", strings.Contains(s.Summary(), want), s.Summary())
 	res := run(`bomb() { bomb & bomb; }; bomb`, 3*time.Second)
 	check("fork bomb counted by the pids cgroup", res.Limit == "processes" && res.LimitCertain && res.LimitEvidence == "", res)

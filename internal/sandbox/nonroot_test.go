@@ -72,7 +72,7 @@ func nonrootCheck(name, work string) int {
 			fmt.Printf("FAIL %s: %v\n", what, detail)
 		}
 	}
-	check("lifetime", s.Lifetime() == LifetimePIDNamespace && s.launcher.mode.userns && s.launcher.mode.stop, s.Summary())
+	check("lifetime", s.Lifetime() == LifetimePIDNamespace && s.launcher.Mode().UserNS && s.launcher.Mode().Stop, s.Summary())
 	check("summary names RLIMIT_NPROC", strings.Contains(s.Summary(), "32 processes (RLIMIT_NPROC in the call's user namespace)"), s.Summary())
 	script := `id -u; ulimit -u; ulimit -v; echo in > in.txt; echo pwned > ` + outside + `/escape; cat ` + home + `/.ssh/id_test; ` +
 		`setsid bash -c 'exec -a nonroot-escapee-` + name + ` sleep 600' & sleep 0.2`
@@ -144,7 +144,7 @@ func rlimitChecks(s *Sandbox, name, ws string, check func(string, bool, any)) {
 		}
 		return res
 	}
-	check("no cgroup here", s.launcher.cgroups == nil, s.Summary())
+	check("no cgroup here", !s.launcher.Cgroups(), s.Summary())
 	res := run(`bomb() { bomb & bomb; }; bomb`, 3*time.Second)
 	check("fork bomb stopped at RLIMIT_NPROC", res.TimedOut && res.Limit == "processes" && res.LimitCertain, res)
 	if _, err := exec.LookPath("python3"); err == nil {

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"steerable.dev/sidecar/internal/sandbox/launch"
 )
 
 // Policy is what a confined child may do. The zero value allows writing
@@ -46,6 +48,11 @@ type Limits struct {
 	MaxProcs       int   // processes and threads alive at once
 	MaxMemoryBytes int64 // resident memory of the whole tree
 	TmpBytes       int64 // size of bwrap's private /tmp (a tmpfs; 0: the kernel's default)
+}
+
+// perCall are the limits the launcher enforces (TmpBytes is bwrap's).
+func (l Limits) perCall() launch.Limits {
+	return launch.Limits{MaxProcs: l.MaxProcs, MaxMemoryBytes: l.MaxMemoryBytes}
 }
 
 // WithWritable returns p with dirs added to the writable roots (a

@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"steerable.dev/sidecar/internal/sandbox/launch"
 )
 
 // probeTimeout bounds the boot probe of one backend.
@@ -39,7 +41,7 @@ exit 0`
 // applies. The outside directory is created in the first of scratch that
 // is not below a writable root (when the workspace is / or /tmp there may
 // be none; those checks are then skipped).
-func Probe(ctx context.Context, l *launcher, b Backend, p Policy, shell, inside string, scratch ...string) error {
+func Probe(ctx context.Context, l *launch.Launcher, b Backend, p Policy, shell, inside string, scratch ...string) error {
 	ctx, cancel := context.WithTimeout(ctx, probeTimeout)
 	defer cancel()
 	outside, secret := outsideDir(p, scratch)
@@ -55,12 +57,12 @@ func Probe(ctx context.Context, l *launcher, b Backend, p Policy, shell, inside 
 			port = strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)
 		}
 	}
-	la, err := b.Prepare(Cmd{Path: shell, Args: []string{shell, "-c", probeScript, "probe", inside, outside, port, secret}, Dir: inside,
-		Env: []string{"PATH=/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin"}, SharedNet: l.emptyNet != nil}, p)
+	spec, err := b.Prepare(launch.Exec{Path: shell, Args: []string{shell, "-c", probeScript, "probe", inside, outside, port, secret}, Dir: inside,
+		Env: []string{"PATH=/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin"}, SharedNet: l.SharedNet()}, p)
 	if err != nil {
 		return err
 	}
-	res, err := runLaunch(ctx, l, la, p.Limits)
+	res, err := l.Run(ctx, spec, launch.IO{}, p.Limits.perCall(), RunOptions{MaxOutput: 4096})
 	defer os.Remove(filepath.Join(inside, ".sandbox-probe"))
 	if err != nil {
 		return fmt.Errorf("probe could not start: %w", err)
@@ -69,28 +71,6 @@ func Probe(ctx context.Context, l *launcher, b Backend, p Policy, shell, inside 
 		return err
 	}
 	return expectApplied(b, p.normalized(), res.Stdout)
-}
-
-// runLaunch runs a prepared launch with captured output (the probe's Run,
-// below the Sandbox).
-func runLaunch(ctx context.Context, l *launcher, la Launch, lim Limits) (Result, error) {
-	streams, err := openStreams(RunOptions{MaxOutput: 4096})
-	if err != nil {
-		return Result{}, err
-	}
-	p, err := l.start(la, childIO{Stdout: streams.childEnds[0], Stderr: streams.childEnds[1]}, lim)
-	streams.closeChildEnds()
-	if err != nil {
-		streams.abort()
-		return Result{}, err
-	}
-	res := wait(ctx, p, RunOptions{Grace: defaultGrace})
-	p.Kill()
-	streams.finish()
-	res.Stdout, res.Stderr = streams.out.String(), streams.err.String()
-	exit, _ := p.Wait()
-	res.ExitCode, res.Signal = exit.Code, exit.Signal
-	return res, nil
 }
 
 // outsideDir creates a temp dir in the first candidate outside every root,

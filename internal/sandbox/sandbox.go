@@ -2,11 +2,12 @@ package sandbox
 
 import (
 	"context"
-	"errors"
 	"path/filepath"
 	"runtime"
 	"slices"
 	"sync"
+
+	"steerable.dev/sidecar/internal/sandbox/launch"
 )
 
 // Options configure Open; cmd fills them from the Config.
@@ -48,12 +49,8 @@ type Options struct {
 	// Backends, when set, replaces the platform's candidates for auto and
 	// the named lookups (tests).
 	Backends []Backend
-	// modes, when set, replaces the launch modes Open tries (tests: a
-	// kernel without user namespaces); noCgroups leaves cgroups out (tests:
-	// the rlimit fallbacks).
-	modes       []launchMode
-	noCgroups   bool
-	noSharedNet bool // no session network namespace (tests: bwrap's own per child)
+	// launch, when set, changes how the launcher is set up (tests).
+	launch launch.Setup
 }
 
 // Info is data._sandbox of every result of a sandboxed tool.
@@ -109,7 +106,7 @@ type Sandbox struct {
 	// workspaceDenied is the deny entry the workspace lies in, if any:
 	// every child is then refused (the workspace is a credential store).
 	workspaceDenied *DenyEntry
-	launcher        *launcher
+	launcher        *launch.Launcher
 
 	// resolvePolicy resolves the deny list (some 90 lstats) and builds the
 	// policy, once: the selection does it first, after the ready marker,
@@ -124,8 +121,8 @@ type Sandbox struct {
 	info        Info
 	attempts    []Attempt
 	unavailable bool
-	stale       int // session temp dirs of dead sidecars removed at boot
-	modeErrs    []Attempt
+	stale       int       // session temp dirs of dead sidecars removed at boot
+	modeErrs    []error   // why each stronger launch mode failed
 	probed      []Backend // closed by Close
 	cgroupErr   error     // why no cgroup is used
 	closeOnce   sync.Once
@@ -149,7 +146,7 @@ type Sandbox struct {
 func Open(ctx context.Context, opts Options) (*Sandbox, error) {
 	tmpDir := opts.SessionDir
 	if tmpDir == nil {
-		tmp, err := NewSessionDir(opts.TempParent)
+		tmp, err := launch.NewSessionDir(opts.TempParent)
 		if err != nil {
 			return nil, err
 		}
@@ -157,7 +154,7 @@ func Open(ctx context.Context, opts Options) (*Sandbox, error) {
 	}
 	s := &Sandbox{
 		opts: opts, tmpDir: sync.OnceValues(tmpDir), probeCtx: ctx, selected: make(chan struct{}),
-		launcher: &launcher{owner: ownerTag()},
+		launcher: launch.New(),
 	}
 	s.resolvePolicy = sync.OnceFunc(func() {
 		roots := []string{opts.Workspace}
@@ -196,18 +193,10 @@ func (s *Sandbox) waitSelected() {
 func (s *Sandbox) selectBackend(ctx context.Context) {
 	defer close(s.selected)
 	s.resolvePolicy()
-	s.launcher.startWatchdog() // before any command (the probe's first) runs: watchdog.go
-	s.stale = RemoveStaleSessionDirs(s.opts.TempParent)
-	if s.opts.noCgroups {
-		s.cgroupErr = errors.New("left out")
-	} else {
-		s.launcher.cgroups, s.cgroupErr = openCgroups(s.launcher.owner)
-	}
-	s.selectMode()
+	truePath, trueErr := s.trusted("true")
+	s.modeErrs, s.cgroupErr = s.launcher.Open(s.opts.launch, truePath, trueErr)
+	s.stale = launch.RemoveStaleSessionDirs(s.opts.TempParent)
 	tmp, tmpErr := s.tmpDir()
-	if !s.opts.noSharedNet {
-		_ = s.launcher.openSharedNet() // else bwrap makes one per child, as safe
-	}
 	for _, b := range s.candidates() {
 		err := b.Available()
 		if tmpErr != nil {
@@ -240,27 +229,6 @@ func (s *Sandbox) selectBackend(ctx context.Context) {
 		s.info.Network = true // nothing stops it
 		s.info.DenyRead = []string{}
 	}
-}
-
-// selectMode keeps the first launch mode that starts a process here.
-func (s *Sandbox) selectMode() {
-	modes := s.opts.modes
-	if modes == nil {
-		modes = candidateModes()
-	}
-	truePath, trueErr := s.trusted("true")
-	for _, m := range modes {
-		err := trueErr
-		if err == nil {
-			err = s.launcher.probeMode(m, truePath)
-		}
-		if err == nil {
-			s.launcher.mode = m
-			return
-		}
-		s.modeErrs = append(s.modeErrs, Attempt{Backend: m.String(), Err: err})
-	}
-	s.launcher.mode = launchMode{}
 }
 
 // named reports whether STEERABLE_SANDBOX names a confining backend.
@@ -358,7 +326,7 @@ func (s *Sandbox) DenyEntries() []DenyEntry {
 // Lifetime is the guarantee that ends a child's whole tree here.
 func (s *Sandbox) Lifetime() Lifetime {
 	s.waitSelected()
-	return s.launcher.mode.lifetime(s.launcher.cgroups)
+	return s.launcher.Lifetime()
 }
 
 // Env is the environment of a child under policy: the sidecar's, filtered
@@ -417,16 +385,11 @@ func (s *Sandbox) Close() error {
 	if err != nil {
 		return nil // nothing was created
 	}
-	return removeTree(dir)
+	return launch.RemoveTree(dir)
 }
 
 func (s *Sandbox) release() {
-	s.launcher.killAll()
-	s.launcher.killOrphans()
-	s.launcher.spawner.close()
-	s.launcher.closeSharedNet()
-	s.launcher.watchdog.close()
-	s.launcher.cgroups.close()
+	s.launcher.Close()
 	for _, b := range s.probed {
 		if l, ok := b.(Landlock); ok {
 			l.close()

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"steerable.dev/sidecar/internal/sandbox/launch"
 )
 
 // Seatbelt confines the child with macOS sandbox-exec and a generated
@@ -37,9 +39,9 @@ func (s Seatbelt) Available() error {
 }
 
 // Prepare implements Backend.
-func (s Seatbelt) Prepare(cmd Cmd, p Policy) (Launch, error) {
+func (s Seatbelt) Prepare(cmd launch.Exec, p Policy) (launch.Spec, error) {
 	if err := s.Available(); err != nil {
-		return Launch{}, err
+		return launch.Spec{}, err
 	}
 	p = p.normalized()
 	p.DenyRead = expandPatterns(p.DenyRead)
@@ -52,7 +54,7 @@ func (s Seatbelt) Prepare(cmd Cmd, p Policy) (Launch, error) {
 	}
 	args = append(args, "--", cmd.Path)
 	args = append(args, cmd.Args[1:]...)
-	return Launch{Cmd: Cmd{Path: s.Path, Args: args, Dir: cmd.Dir, Env: cmd.Env, ExtraFiles: cmd.ExtraFiles}}, nil
+	return launch.Spec{Exec: launch.Exec{Path: s.Path, Args: args, Dir: cmd.Dir, Env: cmd.Env, ExtraFiles: cmd.ExtraFiles}}, nil
 }
 
 // Enforcement implements Backend: the profile covers reads, writes,

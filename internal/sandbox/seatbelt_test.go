@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"steerable.dev/sidecar/internal/sandbox/launch"
 )
 
 func TestSeatbeltProfile(t *testing.T) {
@@ -71,12 +73,12 @@ func TestSeatbeltProfile(t *testing.T) {
 func TestSeatbeltPreparePassesPathsAsParameters(t *testing.T) {
 	evil := `/w") (allow network*) ("`
 	p := Policy{WritableRoots: []string{"/tmp/s", evil}, DenyRead: []string{evil + "/.ssh"}}
-	got, err := Seatbelt{Path: "/usr/bin/sandbox-exec"}.Prepare(Cmd{Path: "/bin/bash", Args: []string{"bash", "-c", "true"}, Dir: "/w"}, p)
+	got, err := Seatbelt{Path: "/usr/bin/sandbox-exec"}.Prepare(launch.Exec{Path: "/bin/bash", Args: []string{"bash", "-c", "true"}, Dir: "/w"}, p)
 	if err != nil {
 		t.Fatal(err)
 	}
 	n := p.normalized()
-	want := Launch{Cmd: Cmd{Path: "/usr/bin/sandbox-exec", Dir: "/w", Args: []string{"sandbox-exec", "-p", SeatbeltProfile(n),
+	want := launch.Spec{Exec: launch.Exec{Path: "/usr/bin/sandbox-exec", Dir: "/w", Args: []string{"sandbox-exec", "-p", SeatbeltProfile(n),
 		"-D", "WRITABLE_ROOT_0=/tmp/s", "-D", "WRITABLE_ROOT_1=" + evil, "-D", "DENY_READ_0=" + evil + "/.ssh",
 		"--", "/bin/bash", "-c", "true"}}}
 	if diff := cmp.Diff(want, got, cmp.Comparer(func(a, b func() error) bool { return a == nil && b == nil })); diff != "" {
@@ -100,7 +102,7 @@ func TestSeatbeltDeniesTheDefaultCredentialStores(t *testing.T) {
 	ws := home + "/.config/gh/repo" // a workspace inside a denied store
 	deny := resolveDenyList(DenyOptions{Home: home}, []string{ws, "/private/var/folders/x/T/s"})
 	p := Policy{WritableRoots: []string{ws, "/private/var/folders/x/T/s"}, DenyRead: deny.paths}
-	la, err := Seatbelt{Path: "/usr/bin/sandbox-exec"}.Prepare(Cmd{Path: "/bin/bash", Args: []string{"bash"}}, p)
+	la, err := Seatbelt{Path: "/usr/bin/sandbox-exec"}.Prepare(launch.Exec{Path: "/bin/bash", Args: []string{"bash"}}, p)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -136,7 +138,7 @@ func TestSeatbeltDeniesStoresInsideTheWorkspace(t *testing.T) {
 	ws := t.TempDir()
 	os.WriteFile(filepath.Join(ws, "a_key"), []byte("k"), 0o600)
 	p := Policy{WritableRoots: []string{ws}, DenyRead: []string{filepath.Join(ws, "*_key"), filepath.Join(ws, ".ssh")}}
-	la, err := Seatbelt{Path: "/usr/bin/sandbox-exec"}.Prepare(Cmd{Path: "/bin/bash", Args: []string{"bash"}}, p)
+	la, err := Seatbelt{Path: "/usr/bin/sandbox-exec"}.Prepare(launch.Exec{Path: "/bin/bash", Args: []string{"bash"}}, p)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -101,7 +101,7 @@ const (
 const setidBits = unix.S_ISUID | unix.S_ISGID
 
 // keyringSyscalls reach the kernel's keyrings: the sidecar's session
-// keyring, the user's and persistent keyrings (keyrings_linux.go).
+// keyring, the user's and persistent keyrings (launch/keyrings_linux.go).
 var keyringSyscalls = []uint32{unix.SYS_KEYCTL, unix.SYS_ADD_KEY, unix.SYS_REQUEST_KEY}
 
 // assembleFilter is the classic BPF program every confined command runs
@@ -110,7 +110,7 @@ var keyringSyscalls = []uint32{unix.SYS_KEYCTL, unix.SYS_ADD_KEY, unix.SYS_REQUE
 //   - keyctl(2), add_key(2) and request_key(2) fail with ENOSYS, as on a
 //     kernel without keyrings (programs that can use them fall back): the
 //     keyrings are not namespaced, and a command would otherwise search,
-//     read or link the keys of the sidecar's user (keyrings_linux.go);
+//     read or link the keys of the sidecar's user (launch/keyrings_linux.go);
 //
 //   - with the network off, socket(2) fails with EACCES for every address
 //     family — AF_UNIX too, unless k allows it (socketpair(2) is another

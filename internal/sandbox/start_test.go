@@ -15,6 +15,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"golang.org/x/sys/unix"
+
+	"steerable.dev/sidecar/internal/sandbox/sandboxtest"
 )
 
 // run_code's shape: an interpreter with two extra pipes on fds 3 and 4,
@@ -204,7 +206,7 @@ func TestStartUnconfined(t *testing.T) {
 // the host's layer 1 stops it), and still runs in the launcher's PID
 // namespace, so nothing it starts outlives it.
 func TestInheritSkipsTheBackendButKeepsTheLifetime(t *testing.T) {
-	s, err := Open(context.Background(), Options{Choice: "bwrap", Workspace: realTempDir(t), TempParent: realTempDir(t),
+	s, err := Open(context.Background(), Options{Choice: "bwrap", Workspace: sandboxtest.RealTempDir(t), TempParent: sandboxtest.RealTempDir(t),
 		Backends: []Backend{NewBwrap("/nonexistent/bwrap")}, Environ: []string{"PATH=" + os.Getenv("PATH")}})
 	if err != nil {
 		t.Fatal(err)

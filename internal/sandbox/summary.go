@@ -2,7 +2,6 @@ package sandbox
 
 import (
 	"fmt"
-	"os"
 	"runtime"
 	"slices"
 	"strings"
@@ -76,6 +75,14 @@ func attemptsText(as []Attempt) string {
 	return strings.Join(tried, "; ")
 }
 
+func errorsText(errs []error) string {
+	var texts []string
+	for _, err := range errs {
+		texts = append(texts, err.Error())
+	}
+	return strings.Join(texts, "; ")
+}
+
 func onOff(b bool) string {
 	if b {
 		return "on"
@@ -85,22 +92,12 @@ func onOff(b bool) string {
 
 // lifetimeText says which mechanism ends a call's whole tree, and when.
 func (s *Sandbox) lifetimeText() string {
-	lt := s.launcher.mode.lifetime(s.launcher.cgroups)
-	text := map[Lifetime]string{
-		LifetimePIDNamespace: "pid namespace (every process of a call dies with it: return, timeout, cancel, shutdown, and a SIGKILL of the sidecar)",
-		LifetimeCgroup:       "cgroup (every process of a call is killed when it ends; after a SIGKILL of the sidecar, at the next start)",
-		LifetimeSubreaper:    "subreaper (processes that leave a call's group are killed when it ends; a SIGKILLed sidecar leaves them running)",
-		LifetimeJob:          "job object (every process of a call dies with it: return, timeout, cancel, shutdown, and a kill of the sidecar)",
-		LifetimeGroup:        "process group (only the call's group is killed; processes that call setsid survive it)",
-	}[lt]
-	if lt == LifetimeGroup && s.launcher.watchdog != nil {
-		text += "; a watchdog process kills the groups of the running calls if the sidecar is SIGKILLed"
-	}
+	lt, text := s.launcher.Lifetime(), s.launcher.LifetimeText()
 	if lt != LifetimePIDNamespace && s.backend.Name() == "bwrap" {
 		text = "bwrap's pid namespace (every process of a call dies with it; a sidecar SIGKILLed in the first milliseconds of a call can leave that call running), " + text
 	}
 	if len(s.modeErrs) > 0 && lt != LifetimePIDNamespace {
-		text += " [stronger modes failed: " + attemptsText(s.modeErrs) + "]"
+		text += " [stronger modes failed: " + errorsText(s.modeErrs) + "]"
 	}
 	return text
 }
@@ -118,7 +115,7 @@ func (s *Sandbox) limitsText() string {
 	if s.cgroupErr != nil && (lim.MaxProcs > 0 || lim.MaxMemoryBytes > 0) {
 		text += " [no cgroup: " + s.cgroupErr.Error() + "]"
 	}
-	if note := s.launcher.cgroups.note(); note != "" {
+	if note := s.launcher.CgroupNote(); note != "" {
 		text += " [" + note + "]"
 	}
 	return text
@@ -127,41 +124,13 @@ func (s *Sandbox) limitsText() string {
 // procsLimit says what enforces STEERABLE_SANDBOX_MAX_PROCS here; ok is
 // false when it is set and nothing does.
 func (s *Sandbox) procsLimit() (text string, ok bool) {
-	lim, cg := s.policy.Limits, s.launcher.cgroups
-	switch {
-	case lim.MaxProcs == 0:
-		return "processes not limited (STEERABLE_SANDBOX_MAX_PROCS=0)", true
-	case cg.has(ctlPids):
-		return fmt.Sprintf("%d processes (%s pids)", lim.MaxProcs, cg.name()), true
-	case s.launcher.rlimitFallbacks(lim).procs:
-		return fmt.Sprintf("%d processes (RLIMIT_NPROC in the call's user namespace)", lim.MaxProcs), true
-	case runtime.GOOS == "windows":
-		return fmt.Sprintf("%d processes (the call's job object)", lim.MaxProcs), true
-	case runtime.GOOS != "linux":
-		return "processes not limited (" + runtime.GOOS + " offers no per-call process limit here)", false
-	case os.Geteuid() == 0:
-		return "processes not limited (root is exempt from RLIMIT_NPROC and no pids cgroup is writable)", false
-	}
-	return "processes not limited (no pids cgroup and no user namespace; RLIMIT_NPROC would count every process of the user)", false
+	return s.launcher.ProcsLimit(s.policy.Limits.perCall())
 }
 
 // memoryLimit says what enforces STEERABLE_SANDBOX_MAX_MEMORY_MB here; ok
 // is false when it is set and nothing does.
 func (s *Sandbox) memoryLimit() (text string, ok bool) {
-	lim, cg := s.policy.Limits, s.launcher.cgroups
-	mb := lim.MaxMemoryBytes >> 20
-	switch {
-	case lim.MaxMemoryBytes == 0:
-		return "memory not limited (STEERABLE_SANDBOX_MAX_MEMORY_MB=0)", true
-	case cg.has(ctlMemory):
-		return fmt.Sprintf("%d MB memory (%s memory)", mb, cg.name()), true
-	case s.launcher.rlimitFallbacks(lim).memory:
-		return fmt.Sprintf("%d MB address space (RLIMIT_AS, as no memory cgroup is writable: programs that reserve address space "+
-			"up front, like Go, Node and the JVM, may fail)", mb), true
-	case runtime.GOOS == "windows":
-		return fmt.Sprintf("%d MB memory (the call's job object)", mb), true
-	}
-	return "memory not limited (" + runtime.GOOS + " offers no per-call memory limit here)", false
+	return s.launcher.MemoryLimit(s.policy.Limits.perCall())
 }
 
 // Unenforced lists the configured limits that nothing enforces here

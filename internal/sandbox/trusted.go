@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+
+	"steerable.dev/sidecar/internal/sandbox/launch"
 )
 
 // A program the sidecar runs itself, outside any sandbox — the launcher's
@@ -111,7 +113,7 @@ func trustedNode(p string, roots []string, wantDir bool) error {
 	case unixModes && fi.Mode().Perm()&0o022 != 0:
 		return fmt.Errorf("%w: %s is group- or world-writable (%s)", errNotTrusted, p, fi.Mode().Perm())
 	}
-	if uid, known := fileOwner(fi); known && uid != 0 && uid != os.Geteuid() {
+	if uid, known := launch.FileOwner(fi); known && uid != 0 && uid != os.Geteuid() {
 		return fmt.Errorf("%w: %s is owned by uid %d, not root or the sidecar's user", errNotTrusted, p, uid)
 	}
 	return nil

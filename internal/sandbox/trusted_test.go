@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"steerable.dev/sidecar/internal/sandbox/sandboxtest"
 )
 
 // The attack: the model plants a program where the sidecar's PATH looks
@@ -14,7 +16,7 @@ import (
 // to the trusted copy behind it.
 func TestLookTrustedSkipsWhatTheModelCanPlant(t *testing.T) {
 	const name = "sbx-trusted-prog" // in no system directory
-	ws, tmp, base := realTempDir(t), realTempDir(t), realTempDir(t)
+	ws, tmp, base := sandboxtest.RealTempDir(t), sandboxtest.RealTempDir(t), sandboxtest.RealTempDir(t)
 	prog := func(dir string, mode os.FileMode) string {
 		t.Helper()
 		if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -107,7 +109,7 @@ func TestLookTrustedSkipsWhatTheModelCanPlant(t *testing.T) {
 
 // A configured program path (STEERABLE_BWRAP_PATH) gets the same checks.
 func TestCheckTrustedRefusesAConfiguredPathInARoot(t *testing.T) {
-	ws := realTempDir(t)
+	ws := sandboxtest.RealTempDir(t)
 	planted := filepath.Join(ws, "bwrap")
 	os.WriteFile(planted, []byte("#!/bin/sh\n"), 0o755)
 	if _, err := CheckTrusted(planted, []string{ws}); err == nil || !strings.Contains(err.Error(), "writable root") {

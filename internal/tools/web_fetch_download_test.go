@@ -15,6 +15,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"steerable.dev/sidecar/internal/sandbox"
+	"steerable.dev/sidecar/internal/sandbox/launch"
 	"steerable.dev/sidecar/internal/web"
 	"steerable.dev/sidecar/internal/web/webtest"
 )
@@ -27,8 +28,8 @@ func (brokenBackend) Available() error { return errors.New("absent for the test"
 func (brokenBackend) Enforcement(sandbox.Policy) sandbox.Enforcement {
 	return sandbox.EnforcementFull
 }
-func (brokenBackend) Prepare(c sandbox.Cmd, _ sandbox.Policy) (sandbox.Launch, error) {
-	return sandbox.Launch{Cmd: c}, nil
+func (brokenBackend) Prepare(e launch.Exec, _ sandbox.Policy) (launch.Spec, error) {
+	return launch.Spec{Exec: e}, nil
 }
 
 // testSandbox opens a sandbox: choice "none" (network reachable), "broken"

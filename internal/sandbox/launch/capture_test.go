@@ -1,0 +1,75 @@
+package launch
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestCapture(t *testing.T) {
+	tests := []struct {
+		name   string
+		max    int
+		writes []string
+		want   string
+		trunc  bool
+	}{
+		{"empty", 8, nil, "", false},
+		{"fits", 8, []string{"abc", "de"}, "abcde", false},
+		{"exactly max", 8, []string{"abcdefgh"}, "abcdefgh", false},
+		{"one over", 8, []string{"abcdefghi"}, "abcd\n...[1 bytes truncated]...\nfghi", true},
+		{"many small writes", 8, strings.Split("0123456789xyz", ""), "0123\n...[5 bytes truncated]...\n9xyz", true},
+		{"big then small", 6, []string{"abcdefghijkl", "mn"}, "abc\n...[8 bytes truncated]...\nlmn", true},
+		// "é" is two bytes: a cut through it drops the partial halves.
+		{"utf8 cut at the head", 6, []string{"ab\xc3\xa9cdefg"}, "ab\n...[4 bytes truncated]...\nefg", true},
+		{"utf8 whole at the tail", 6, []string{"abcdefg\xc3\xa9h"}, "abc\n...[4 bytes truncated]...\néh", true},
+		{"utf8 cut at the tail", 6, []string{"abcdefg\xc3\xa9hi"}, "abc\n...[6 bytes truncated]...\nhi", true},
+	}
+	for _, tt := range tests {
+		c := NewCapture(tt.max)
+		for _, w := range tt.writes {
+			c.Write([]byte(w))
+		}
+		if diff := cmp.Diff(tt.want, c.String()); diff != "" || c.Truncated() != tt.trunc {
+			t.Errorf("%s: truncated=%v (-want +got):\n%s", tt.name, c.Truncated(), diff)
+		}
+	}
+}
+
+// FuzzCapture checks the capture against the obvious model: the first max/2
+// and the last max-max/2 bytes of everything written.
+func FuzzCapture(f *testing.F) {
+	f.Add([]byte("hello world, this is output"), uint8(3), uint8(10))
+	f.Add(bytes.Repeat([]byte("x"), 300), uint8(7), uint8(64))
+	f.Fuzz(func(t *testing.T, data []byte, step, max uint8) {
+		m := int(max)%200 + 2
+		s := int(step)%17 + 1
+		c := NewCapture(m)
+		for i := 0; i < len(data); i += s {
+			c.Write(data[i:min(i+s, len(data))])
+		}
+		if len(data) <= m {
+			if c.String() != string(data) {
+				t.Fatalf("got %q, want %q", c.String(), data)
+			}
+			return
+		}
+		head, tail := trimRuneEnd(data[:m/2]), trimRuneStart(data[len(data)-(m-m/2):])
+		want := fmt.Sprintf("%s\n...[%d bytes truncated]...\n%s", head, len(data)-len(head)-len(tail), tail)
+		if c.String() != want {
+			t.Fatalf("got %q, want %q", c.String(), want)
+		}
+	})
+}
+
+func BenchmarkCapture(b *testing.B) {
+	chunk := bytes.Repeat([]byte("0123456789abcdef"), 4096)
+	c := NewCapture(1 << 20)
+	b.SetBytes(int64(len(chunk)))
+	for b.Loop() {
+		c.Write(chunk)
+	}
+}
