@@ -10,6 +10,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"steerable.dev/sidecar/internal/schema"
 	"steerable.dev/sidecar/internal/tools"
 	"steerable.dev/sidecar/protocol"
 )
@@ -31,7 +32,7 @@ type mcpTool struct {
 // newMCPTool checks one tools/list entry and builds its tool, named and
 // tiered as the plugin's spec says. The name is checked by the registry;
 // the schema must be a JSON object (MCP requires "type": "object"; an
-// absent one means no arguments) of the right shape (checkSchemaShape), so
+// absent one means no arguments) of the right shape (schema.CheckShape), so
 // a bad one fails the load, named. It is compiled after registration.
 func newMCPTool(t *mcp.Tool, srv *server, m mapping, spec Spec, timeout time.Duration, reg *tools.Registry) (*mcpTool, error) {
 	if t == nil {
@@ -39,7 +40,7 @@ func newMCPTool(t *mcp.Tool, srv *server, m mapping, spec Spec, timeout time.Dur
 	}
 	params := json.RawMessage(`{"type":"object"}`)
 	if t.InputSchema != nil {
-		if err := checkSchemaShape(t.InputSchema); err != nil {
+		if err := schema.CheckShape(t.InputSchema); err != nil {
 			return nil, fmt.Errorf("tool %q: invalid parameters schema: %v", t.Name, err)
 		}
 		raw, err := json.Marshal(t.InputSchema)
@@ -70,7 +71,7 @@ func (t *mcpTool) LazySchema() {}
 // validates the arguments, and turns a schema that does not compile —
 // which the dispatcher would call an internal error — into the plugin's
 // problem, named, with its fix. The compile is the registry's, once per
-// registration, shared with compileSchemas.
+// registration, shared with compileLater.
 func (t *mcpTool) Prepare(args json.RawMessage) (json.RawMessage, *protocol.ToolResult) {
 	e, ok := t.reg.Lookup(t.desc.Name)
 	if !ok || e.Tool != tools.Tool(t) {
