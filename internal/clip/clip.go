@@ -127,6 +127,7 @@ func countChars[T ~string | ~[]byte](p T) int {
 	const hi = 0x8080808080808080
 	n, cont := len(p), 0
 	for len(p) >= 8 {
+		_ = p[7] // one bounds check for the eight loads
 		x := uint64(p[0]) | uint64(p[1])<<8 | uint64(p[2])<<16 | uint64(p[3])<<24 |
 			uint64(p[4])<<32 | uint64(p[5])<<40 | uint64(p[6])<<48 | uint64(p[7])<<56
 		cont += bits.OnesCount64(x & ^(x << 1) & hi)

@@ -110,6 +110,27 @@ func TestWithin(t *testing.T) {
 	}
 }
 
+// TestWithinKeepsWholeCharacters: whatever the budget, the result is valid
+// UTF-8 and, once the budget holds the marker, within it.
+func TestWithinKeepsWholeCharacters(t *testing.T) {
+	s := strings.Repeat("héllo wörld ", 50) // 650 bytes, multi-byte runes
+	for _, n := range []int{0, 10, 40, 100, 1000} {
+		got := Within(s, n)
+		if len(s) <= n {
+			if got != s {
+				t.Errorf("Within(%d) changed a short string", n)
+			}
+			continue
+		}
+		if !utf8.ValidString(got) || !strings.Contains(got, "bytes truncated]") {
+			t.Errorf("Within(%d) = %q", n, got)
+		}
+		if n >= 40 && len(got) > n {
+			t.Errorf("Within(%d) returned %d bytes", n, len(got))
+		}
+	}
+}
+
 func TestCountChars(t *testing.T) {
 	for _, s := range []string{"", "a", "héllo wörld, 日本語 text", strings.Repeat("é", 33), "\xff\xfe\x80abc", "12345678é"} {
 		want := 0

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"sync"
+
+	"steerable.dev/sidecar/internal/clip"
 )
 
 // schemaReport is what is wrong with the schemas of one registration of a
@@ -70,7 +72,7 @@ func (m *Manager) compileLater(report *schemaReport, names []string) {
 			}
 			if e, ok := m.reg.Lookup(n); ok {
 				if _, err := e.Schema(); err != nil {
-					report.add(clip(err.Error(), 500))
+					report.add(clip.Within(err.Error(), 500))
 					found = true
 				}
 			}

@@ -10,6 +10,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"steerable.dev/sidecar/internal/clip"
 	"steerable.dev/sidecar/internal/schema"
 	"steerable.dev/sidecar/internal/tools"
 	"steerable.dev/sidecar/protocol"
@@ -55,7 +56,7 @@ func newMCPTool(t *mcp.Tool, srv *server, m mapping, spec Spec, timeout time.Dur
 	}
 	m.tool = t.Name
 	return &mcpTool{
-		desc: protocol.ToolDescriptor{Name: m.name(), Description: clip(desc, maxDescription), Parameters: params,
+		desc: protocol.ToolDescriptor{Name: m.name(), Description: clip.Within(desc, maxDescription), Parameters: params,
 			Mode: modeOf(t), Exposure: spec.exposure()},
 		srv: srv, m: m, timeout: timeout, reg: reg,
 	}, nil
@@ -79,7 +80,7 @@ func (t *mcpTool) Prepare(args json.RawMessage) (json.RawMessage, *protocol.Tool
 	}
 	if _, err := e.Schema(); err != nil {
 		if t.schemas != nil {
-			t.schemas.add(clip(err.Error(), 500))
+			t.schemas.add(clip.Within(err.Error(), 500))
 		}
 		res := tools.Followup("plugin tool %s cannot be called: %v; the plugin must fix its tools/list, then the host reloads it with plugin.reload {\"name\":%q}", t.desc.Name, err, t.m.plugin)
 		res.Data = map[string]any{"plugin": t.m.plugin, "tool": t.m.tool, "schemaError": err.Error()}
@@ -129,8 +130,8 @@ func (t *mcpTool) failure(ctx, cctx context.Context, err error) protocol.ToolRes
 	case errors.As(err, &wire) && wire.Code == codeTooLarge:
 		return tools.Followup("plugin tool %s returned too much: %s; ask it for less (a narrower query, a range, a page)", name, wire.Message)
 	case errors.As(err, &wire):
-		res := tools.Followup("plugin tool %s failed: the plugin answered error %d: %s", name, wire.Code, clip(wire.Message, maxErrorText))
-		res.Data = map[string]any{"pluginError": map[string]any{"code": wire.Code, "message": clip(wire.Message, maxErrorText)}}
+		res := tools.Followup("plugin tool %s failed: the plugin answered error %d: %s", name, wire.Code, clip.Within(wire.Message, maxErrorText))
+		res.Data = map[string]any{"pluginError": map[string]any{"code": wire.Code, "message": clip.Within(wire.Message, maxErrorText)}}
 		return res
 	}
 	select { // a broken connection: say why the server is gone, once the watcher knows
