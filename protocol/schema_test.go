@@ -1,4 +1,4 @@
-package protocol
+package protocol_test
 
 import (
 	"bytes"
@@ -11,6 +11,9 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"steerable.dev/sidecar/internal/schema"
+	"steerable.dev/sidecar/protocol"
 )
 
 // wireTypes pairs every schema file with the Go type it describes.
@@ -19,54 +22,54 @@ var wireTypes = []struct {
 	typ  any
 	open bool // schema allows unknown keys; the Go type keeps them
 }{
-	{"toolcall.json", ToolCall{}, false},
-	{"toolresult.json", ToolResult{}, true},
-	{"tooldescriptor.json", ToolDescriptor{}, false},
-	{"health.json", Health{}, false},
-	{"error.json", WireError{}, false},
-	{"tool.list.params.json", ToolListParams{}, false},
-	{"tool.list.result.json", []ToolDescriptor{}, false},
-	{"tool.invoke.params.json", ToolInvokeParams{}, false},
-	{"read_state.seed.params.json", ReadStateSeedParams{}, false},
-	{"read_state.seed.result.json", ReadStateSeedResult{}, false},
-	{"read_state.get.result.json", ReadStateGetResult{}, false},
-	{"host_tools.register.params.json", HostToolsRegisterParams{}, false},
-	{"host_tools.register.result.json", HostToolsRegisterResult{}, false},
-	{"plugin.params.json", PluginParams{}, false},
-	{"plugin.record.json", PluginRecord{}, false},
-	{"plugin.list.result.json", PluginListResult{}, false},
-	{"plugin.result.json", PluginResult{}, false},
-	{"session.record.json", SessionRecord{}, false},
-	{"session.list.result.json", SessionListResult{}, false},
-	{"session.close.params.json", SessionCloseParams{}, false},
-	{"session.close.result.json", SessionCloseResult{}, false},
-	{"cancel.params.json", CancelParams{}, false},
-	{"ask_user.request.params.json", AskUserRequestParams{}, false},
-	{"ask_user.request.result.json", AskUserRequestResult{}, false},
-	{"approval.request.params.json", ApprovalRequestParams{}, false},
-	{"approval.request.result.json", ApprovalRequestResult{}, false},
-	{"web_search.request.params.json", WebSearchRequestParams{}, false},
-	{"web_search.request.result.json", WebSearchRequestResult{}, false},
-	{"tool.progress.params.json", ToolProgressParams{}, false},
-	{"todo.item.json", TodoItem{}, false},
-	{"todo.list.params.json", TodoListParams{}, false},
-	{"todo.list.result.json", TodoListResult{}, false},
-	{"todo.updated.params.json", TodoUpdatedParams{}, false},
-	{"checkpoint.create.params.json", CheckpointCreateParams{}, false},
-	{"checkpoint.record.json", CheckpointInfo{}, false},
-	{"checkpoint.list.result.json", CheckpointListResult{}, false},
-	{"checkpoint.diff.params.json", CheckpointDiffParams{}, false},
-	{"checkpoint.diff.result.json", CheckpointDiffResult{}, false},
-	{"checkpoint.restore.params.json", CheckpointRestoreParams{}, false},
-	{"tool.undo.params.json", ToolUndoParams{}, false},
-	{"restore.result.json", RestoreResult{}, false},
-	{"lifecycle.ready.params.json", LifecycleReadyParams{}, false},
-	{"lifecycle.shutdown.params.json", LifecycleShutdownParams{}, false},
+	{"toolcall.json", protocol.ToolCall{}, false},
+	{"toolresult.json", protocol.ToolResult{}, true},
+	{"tooldescriptor.json", protocol.ToolDescriptor{}, false},
+	{"health.json", protocol.Health{}, false},
+	{"error.json", protocol.WireError{}, false},
+	{"tool.list.params.json", protocol.ToolListParams{}, false},
+	{"tool.list.result.json", []protocol.ToolDescriptor{}, false},
+	{"tool.invoke.params.json", protocol.ToolInvokeParams{}, false},
+	{"read_state.seed.params.json", protocol.ReadStateSeedParams{}, false},
+	{"read_state.seed.result.json", protocol.ReadStateSeedResult{}, false},
+	{"read_state.get.result.json", protocol.ReadStateGetResult{}, false},
+	{"host_tools.register.params.json", protocol.HostToolsRegisterParams{}, false},
+	{"host_tools.register.result.json", protocol.HostToolsRegisterResult{}, false},
+	{"plugin.params.json", protocol.PluginParams{}, false},
+	{"plugin.record.json", protocol.PluginRecord{}, false},
+	{"plugin.list.result.json", protocol.PluginListResult{}, false},
+	{"plugin.result.json", protocol.PluginResult{}, false},
+	{"session.record.json", protocol.SessionRecord{}, false},
+	{"session.list.result.json", protocol.SessionListResult{}, false},
+	{"session.close.params.json", protocol.SessionCloseParams{}, false},
+	{"session.close.result.json", protocol.SessionCloseResult{}, false},
+	{"cancel.params.json", protocol.CancelParams{}, false},
+	{"ask_user.request.params.json", protocol.AskUserRequestParams{}, false},
+	{"ask_user.request.result.json", protocol.AskUserRequestResult{}, false},
+	{"approval.request.params.json", protocol.ApprovalRequestParams{}, false},
+	{"approval.request.result.json", protocol.ApprovalRequestResult{}, false},
+	{"web_search.request.params.json", protocol.WebSearchRequestParams{}, false},
+	{"web_search.request.result.json", protocol.WebSearchRequestResult{}, false},
+	{"tool.progress.params.json", protocol.ToolProgressParams{}, false},
+	{"todo.item.json", protocol.TodoItem{}, false},
+	{"todo.list.params.json", protocol.TodoListParams{}, false},
+	{"todo.list.result.json", protocol.TodoListResult{}, false},
+	{"todo.updated.params.json", protocol.TodoUpdatedParams{}, false},
+	{"checkpoint.create.params.json", protocol.CheckpointCreateParams{}, false},
+	{"checkpoint.record.json", protocol.CheckpointInfo{}, false},
+	{"checkpoint.list.result.json", protocol.CheckpointListResult{}, false},
+	{"checkpoint.diff.params.json", protocol.CheckpointDiffParams{}, false},
+	{"checkpoint.diff.result.json", protocol.CheckpointDiffResult{}, false},
+	{"checkpoint.restore.params.json", protocol.CheckpointRestoreParams{}, false},
+	{"tool.undo.params.json", protocol.ToolUndoParams{}, false},
+	{"restore.result.json", protocol.RestoreResult{}, false},
+	{"lifecycle.ready.params.json", protocol.LifecycleReadyParams{}, false},
+	{"lifecycle.shutdown.params.json", protocol.LifecycleShutdownParams{}, false},
 }
 
 func loadRaw(t *testing.T, file string) map[string]any {
 	t.Helper()
-	b, err := Schemas.ReadFile("schema/" + file)
+	b, err := protocol.Schemas.ReadFile("schema/" + file)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -92,8 +95,8 @@ func decodeAny(t *testing.T, b []byte) any {
 // back, checking both sides against the schema: a field the Go type drops,
 // renames or adds shows up as a diff or a validation error.
 func TestSchemasRoundTrip(t *testing.T) {
-	var set SchemaSet
-	files := SchemaNames()
+	var set schema.Set
+	files := protocol.SchemaNames()
 	if len(files) != len(wireTypes) {
 		t.Errorf("%d schema files but %d wire types: every file needs a Go type", len(files), len(wireTypes))
 	}
@@ -221,17 +224,17 @@ func resolve(t *testing.T, file string, sch map[string]any) map[string]any {
 
 func TestIsTerminal(t *testing.T) {
 	tests := []struct {
-		r    ToolResult
+		r    protocol.ToolResult
 		want bool
 	}{
-		{ToolResult{Success: true}, false},
-		{ToolResult{Success: true, Terminal: true}, true},
-		{ToolResult{Success: false}, true},
-		{ToolResult{Success: false, NeedsFollowup: true}, false},
-		{ToolResult{Success: false, NeedsFollowup: true, Terminal: true}, true},
+		{protocol.ToolResult{Success: true}, false},
+		{protocol.ToolResult{Success: true, Terminal: true}, true},
+		{protocol.ToolResult{Success: false}, true},
+		{protocol.ToolResult{Success: false, NeedsFollowup: true}, false},
+		{protocol.ToolResult{Success: false, NeedsFollowup: true, Terminal: true}, true},
 	}
 	for _, tt := range tests {
-		if got := IsTerminal(tt.r); got != tt.want {
+		if got := protocol.IsTerminal(tt.r); got != tt.want {
 			t.Errorf("IsTerminal(%+v) = %v, want %v", tt.r, got, tt.want)
 		}
 	}
@@ -241,7 +244,7 @@ func TestIsTerminal(t *testing.T) {
 // shape this version does not know, pass through a round trip unchanged;
 // known content blocks are read into Content.
 func TestToolResultKeepsUnknownFields(t *testing.T) {
-	var r ToolResult
+	var r protocol.ToolResult
 	for _, in := range []string{
 		`{"success":false,"needsFollowup":true,"error":"x","data":{"n":12345678901234567890},"traceId":"t1","extra":{"a":[1]}}`,
 		`{"success":true,"content":[{"type":"resource","resource":{"uri":"file:///a","text":"x"}}]}`,
@@ -270,14 +273,14 @@ func TestToolResultKeepsUnknownFields(t *testing.T) {
 }
 
 func TestErrorsCompareByCode(t *testing.T) {
-	wrapped := fmt.Errorf("loading: %w", Errorf(CodePluginLoad, "plugin %q failed", "x"))
-	if !errors.Is(wrapped, ErrPluginLoad) {
+	wrapped := fmt.Errorf("loading: %w", protocol.Errorf(protocol.CodePluginLoad, "plugin %q failed", "x"))
+	if !errors.Is(wrapped, protocol.ErrPluginLoad) {
 		t.Error("wrapped plugin_load error does not match ErrPluginLoad")
 	}
-	if errors.Is(wrapped, ErrPluginState) {
+	if errors.Is(wrapped, protocol.ErrPluginState) {
 		t.Error("plugin_load error matches ErrPluginState")
 	}
-	if got := CodeCancelled.Kind(); got != "cancelled" {
+	if got := protocol.CodeCancelled.Kind(); got != "cancelled" {
 		t.Errorf("kind = %q", got)
 	}
 }

@@ -9,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"unsafe"
 )
 
@@ -240,11 +239,4 @@ func (l *txnLock) release() {
 	if l.path != "" {
 		os.Remove(l.path)
 	}
-}
-
-// txnID is the id of a transaction directory, whatever its state suffix.
-func txnID(dir string) string {
-	name := filepath.Base(dir)
-	name = strings.TrimSuffix(name, buildSuffix)
-	return strings.TrimSuffix(name, doneSuffix)
 }

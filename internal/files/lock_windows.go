@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"golang.org/x/sys/windows"
 )
@@ -49,4 +50,11 @@ func tryTxnLock(dir, journal string) (live bool, _ *txnLock) {
 func lockFile(f *os.File) error {
 	var ol windows.Overlapped
 	return windows.LockFileEx(windows.Handle(f.Fd()), windows.LOCKFILE_EXCLUSIVE_LOCK|windows.LOCKFILE_FAIL_IMMEDIATELY, 0, 1, 0, &ol)
+}
+
+// txnID is the id of a transaction directory, whatever its state suffix.
+func txnID(dir string) string {
+	name := filepath.Base(dir)
+	name = strings.TrimSuffix(name, buildSuffix)
+	return strings.TrimSuffix(name, doneSuffix)
 }

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"unicode/utf8"
 	"unsafe"
+
+	"steerable.dev/sidecar/internal/clip"
 )
 
 // chunkSize is how much ScanText reads at a time.
@@ -70,7 +72,7 @@ func ScanText(r io.Reader, hash io.Writer, opt ScanOptions) (Text, error) {
 		}
 		r = io.MultiReader(bytes.NewReader(b), r) // it grew since the stat: stream it
 	}
-	s := scanner{first: max(opt.Offset, 1), line: 1}
+	s := scanner{first: max(opt.Offset, 1), line: 1, view: clip.NewWriter(readClip)}
 	if opt.Limit > 0 {
 		s.last = s.first + opt.Limit - 1
 	}
@@ -106,7 +108,7 @@ type scanner struct {
 	endsInLF    bool
 	sniff       []byte // the first 512 bytes, to name the type of a binary file
 	utf8        utf8Check
-	clip        clipper
+	view        *clip.Writer // the selected lines, clipped
 }
 
 func (s *scanner) feed(p []byte) error {
@@ -122,7 +124,7 @@ func (s *scanner) feed(p []byte) error {
 		return &NotTextError{Type: http.DetectContentType(s.sniff), Reason: "invalid UTF-8"}
 	}
 	if s.first == 1 && s.last == 0 { // the whole file: the common case, kept fast
-		s.clip.add(p)
+		s.view.Write(p)
 		s.line += bytes.Count(p, []byte{'\n'})
 		return nil
 	}
@@ -130,7 +132,7 @@ func (s *scanner) feed(p []byte) error {
 	return nil
 }
 
-// selectLines passes the bytes of the selected lines to the clipper.
+// selectLines passes the bytes of the selected lines to the view.
 func (s *scanner) selectLines(p []byte) {
 	for len(p) > 0 {
 		if s.last != 0 && s.line > s.last {
@@ -143,7 +145,7 @@ func (s *scanner) selectLines(p []byte) {
 			end = nl + 1
 		}
 		if s.line >= s.first {
-			s.clip.add(p[:end])
+			s.view.Write(p[:end])
 		}
 		if nl >= 0 {
 			s.line++
@@ -165,8 +167,9 @@ func (s *scanner) finish() (Text, error) {
 		lastShown = min(s.last, t.TotalLines)
 	}
 	t.Shown = max(lastShown-s.first+1, 0)
-	t.Content, t.Truncated = s.clip.result()
-	s.clip.release()
+	content, dropped := s.view.Result()
+	t.Content, t.Truncated = content, int(dropped)
+	s.view.Release()
 	return t, nil
 }
 
@@ -227,7 +230,7 @@ func textOf(b []byte, opt ScanOptions) (Text, error) {
 		lastShown = min(t.FirstLine+opt.Limit-1, t.TotalLines)
 	}
 	t.Shown = max(lastShown-t.FirstLine+1, 0)
-	t.Content, t.Truncated = clipString(lineRange(all, t.FirstLine, opt.Limit))
+	t.Content, t.Truncated = Clip(lineRange(all, t.FirstLine, opt.Limit))
 	return t, nil
 }
 

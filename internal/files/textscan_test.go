@@ -144,20 +144,6 @@ func TestScanTextFileGrew(t *testing.T) {
 	}
 }
 
-func TestCountChars(t *testing.T) {
-	for _, s := range []string{"", "a", "héllo wörld — “quotes” 日本", strings.Repeat("ab日", 100), "\xbf\xbf"} {
-		want := 0
-		for i := 0; i < len(s); i++ {
-			if s[i]&0xC0 != 0x80 {
-				want++
-			}
-		}
-		if got := countChars([]byte(s)); got != want {
-			t.Errorf("countChars(%q) = %d, want %d", s, got, want)
-		}
-	}
-}
-
 func BenchmarkScanText(b *testing.B) {
 	data := bytes.Repeat([]byte(strings.Repeat("x", 99)+"\n"), 1<<20/100*16)
 	b.SetBytes(int64(len(data)))

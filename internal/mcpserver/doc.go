@@ -49,8 +49,9 @@
 // # Workspace and roots
 //
 // With a workspace fixed by configuration the tools open at once and roots
-// are ignored. Otherwise the workspace is the client's first file:// root
-// that Options.CheckRoot accepts, asked with roots/list after
+// are ignored. Otherwise, for a client that declares roots (and is before
+// the 2026-07-28 revision, below), the workspace is the client's first
+// file:// root that Options.CheckRoot accepts, asked with roots/list after
 // notifications/initialized: a root must not widen the sandbox, so cmd
 // refuses /, a credential store or a directory inside one, and a directory
 // holding a whole home while the deny list is empty. Each refusal is
@@ -93,11 +94,34 @@
 // stays the SDK's. Replies that finish while another is being written go
 // out together in the next write (wire.Writer).
 //
-// # Protocol versions
+// # Protocol versions and the 2026-07-28 revision
 //
 // The server negotiates the SDK's handshake versions (2024-11-05 through
-// 2025-11-25); the 2026-07-28 sessionless protocol forbids the
-// server-initiated requests (elicitation, roots) this server is built on.
+// 2025-11-25). The 2026-07-28 revision deprecates roots and logging
+// (SEP-2577) and forbids server-initiated requests; the server plans for
+// it so (revision.go holds every use of the deprecated features):
+//
+//   - Negotiation: a client that asks for 2026-07-28 in initialize is
+//     answered with 2025-11-25; a sessionless request (SEP-2575 _meta) is
+//     refused as an unsupported version, naming the supported ones, so a
+//     client that also speaks 2025-11-25 initializes with it.
+//   - Workspace: --cwd, else STEERABLE_WORKSPACE, else — for a client before
+//     2026-07-28 that declares roots — its first acceptable root, else the
+//     directory the client started the server in (never the filesystem
+//     root). A client that asked for 2026-07-28, or declares no roots, is
+//     never sent roots/list: configuration or its start directory is the
+//     workspace, as the revision asks ("pass paths via configuration").
+//   - Logs: everything goes to stderr (zerolog, --log-level), as the
+//     revision asks of stdio servers. An MCP log message
+//     (notifications/message) is only a copy, for a client before
+//     2026-07-28 that asked with logging/setLevel; a refusal the model must
+//     see is in the tool result itself.
+//   - Elicitation: a client that asked for 2026-07-28 is served as one
+//     without elicitation (ask_user not listed, approvals denied) until the
+//     server sends questions as InputRequests (SEP-2322).
+//
+// Clients before 2026-07-28 keep today's behaviour. Once the SDK drops
+// roots and logging, revision.go and its callers' branches go.
 //
 // A Server serves one session: its read state, unlocked tools and
 // workspace belong to one client, as one sidecar process serves one agent.

@@ -1,7 +1,6 @@
 package mcpserver
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"os"
@@ -13,11 +12,11 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/rs/zerolog"
-	"github.com/santhosh-tekuri/jsonschema/v6"
 	"go.uber.org/goleak"
 
 	"steerable.dev/sidecar/internal/mediatest"
 	"steerable.dev/sidecar/internal/sandbox"
+	"steerable.dev/sidecar/internal/schema"
 	"steerable.dev/sidecar/internal/shellsession"
 	"steerable.dev/sidecar/internal/todo"
 	"steerable.dev/sidecar/internal/tools"
@@ -55,19 +54,9 @@ func TestOutputSchemasCompile(t *testing.T) {
 	}
 }
 
-func compileOutputSchema(t *testing.T, tool string, raw json.RawMessage) *jsonschema.Schema {
+func compileOutputSchema(t *testing.T, tool string, raw json.RawMessage) *schema.Schema {
 	t.Helper()
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
-	if err != nil {
-		t.Fatalf("%s: %v", tool, err)
-	}
-	c := jsonschema.NewCompiler()
-	c.DefaultDraft(jsonschema.Draft7) // the TypeScript SDK's Ajv reads schemas as draft-07
-	url := "output:///" + tool
-	if err := c.AddResource(url, doc); err != nil {
-		t.Fatalf("%s: %v", tool, err)
-	}
-	s, err := c.Compile(url)
+	s, err := schema.CompileDraft7(tool, raw) // the TypeScript SDK's Ajv reads schemas as draft-07
 	if err != nil {
 		t.Fatalf("%s: %v", tool, err)
 	}
@@ -205,7 +194,7 @@ func listedOutputSchemas(t *testing.T, h *harness) map[string]*schemaCheck {
 
 // schemaCheck is a listed outputSchema, compiled, and its declared fields.
 type schemaCheck struct {
-	schema *jsonschema.Schema
+	schema *schema.Schema
 	props  map[string]any
 }
 

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -84,13 +83,6 @@ type Server struct {
 	initialized map[*mcp.ServerSession]bool // sessions past notifications/initialized
 }
 
-// handshakeVersions are the protocol versions this server negotiates: the
-// SDK's, up to 2025-11-25. The 2026-07-28 sessionless protocol forbids the
-// server-initiated requests (elicitation, roots) this server is built on.
-func handshakeVersions() []string {
-	return slices.DeleteFunc(mcp.SupportedProtocolVersions(), func(v string) bool { return v >= "2026-07-28" })
-}
-
 // New returns a server; it fails on an unknown strategy or, with open
 // Tools, on a strategy the registry cannot serve (progressive without a
 // wired tool_search; with Open, tools/list reports that).
@@ -122,17 +114,13 @@ func New(opts Options) (*Server, error) {
 		s.ws.check = opts.CheckRoot
 	}
 	s.sdk = mcp.NewServer(&mcp.Implementation{Name: "steerable-sidecar", Title: "steerable-sidecar", Version: opts.Version},
-		&mcp.ServerOptions{
-			Instructions:            instructions,
-			Logger:                  logsink.Slog(opts.Log, "mcp-sdk", sdkLevel),
-			InitializedHandler:      s.onInitialized,
-			RootsListChangedHandler: s.onRootsChanged,
-			Capabilities: &mcp.ServerCapabilities{
-				Tools:   &mcp.ToolCapabilities{ListChanged: true},
-				Logging: &mcp.LoggingCapabilities{},
-			},
+		withRootsAndLogging(s, &mcp.ServerOptions{
+			Instructions:              instructions,
+			Logger:                    logsink.Slog(opts.Log, "mcp-sdk", sdkLevel),
+			InitializedHandler:        s.onInitialized,
+			Capabilities:              &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true}},
 			SupportedProtocolVersions: handshakeVersions(),
-		})
+		}))
 	s.sdk.AddSendingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler { s.send = next; return next })
 	s.sdk.AddReceivingMiddleware(s.receive)
 	return s, nil
@@ -279,20 +267,16 @@ func (s *Server) isInitialized(ss *mcp.ServerSession) bool {
 
 // canElicit reports whether the client declared form elicitation (an
 // elicitation capability with neither form nor url means form, for clients
-// of the 2025-06-18 revision).
+// of the 2025-06-18 revision). A client that asked for the 2026-07-28
+// revision cannot be sent elicitation/create (revision.go): it is served
+// as a client without elicitation.
 func canElicit(ss *mcp.ServerSession) bool {
 	p := ss.InitializeParams()
-	if p == nil || p.Capabilities == nil || p.Capabilities.Elicitation == nil {
+	if p == nil || p.Capabilities == nil || p.Capabilities.Elicitation == nil || p.ProtocolVersion >= nextRevision {
 		return false
 	}
 	e := p.Capabilities.Elicitation
 	return e.Form != nil || e.URL == nil
-}
-
-// hasRoots reports whether the client declared the roots capability.
-func hasRoots(ss *mcp.ServerSession) bool {
-	p := ss.InitializeParams()
-	return p != nil && p.Capabilities != nil && p.Capabilities.RootsV2 != nil
 }
 
 // sdkLevel: the SDK narrates every connection at info, which is debug

@@ -127,8 +127,8 @@ func (w *workspace) settle(ss *mcp.ServerSession) {
 // longer the workspace refuses every later tools/call until it is back;
 // the refusal is logged and sent as an MCP log message.
 func (w *workspace) recheck(ss *mcp.ServerSession) {
-	if !w.fromRoots {
-		w.log.Debug().Msg("roots changed; ignored: the workspace was fixed by --cwd or STEERABLE_WORKSPACE")
+	if !w.fromRoots || !hasRoots(ss) {
+		w.log.Debug().Msg("roots changed; ignored: the workspace was fixed by --cwd or STEERABLE_WORKSPACE, or is not the roots'")
 		return
 	}
 	<-w.ready
@@ -157,7 +157,7 @@ func (w *workspace) recheck(ss *mcp.ServerSession) {
 		"or pin a workspace with --cwd", w.tools.Workspace, to, w.tools.Workspace)
 	w.moved.Store(&msg)
 	w.log.Error().Str("workspace", w.tools.Workspace).Str("root", to).Msg("roots moved the workspace; tool calls are refused")
-	_ = ss.Log(context.Background(), &mcp.LoggingMessageParams{Level: "error", Logger: "steerable-sidecar", Data: msg})
+	logToClient(ss, "error", msg)
 }
 
 // movedMessage is the refusal while the roots point elsewhere, else "".
@@ -175,13 +175,13 @@ func (w *workspace) movedMessage() string {
 func (w *workspace) firstRoot(ss *mcp.ServerSession) (root string, refused, err error) {
 	ctx, cancel := context.WithTimeout(context.Background(), rootsWait)
 	defer cancel()
-	res, err := ss.ListRoots(ctx, nil)
+	uris, err := listRoots(ctx, ss)
 	if err != nil {
 		return "", nil, fmt.Errorf("roots/list: %w", err)
 	}
 	var refusals []error
-	for _, r := range res.Roots {
-		dir, err := rootPath(r.URI)
+	for _, uri := range uris {
+		dir, err := rootPath(uri)
 		if err != nil {
 			continue
 		}
@@ -191,7 +191,7 @@ func (w *workspace) firstRoot(ss *mcp.ServerSession) (root string, refused, err 
 		if err := w.check(dir); err != nil {
 			refusals = append(refusals, err)
 			w.log.Warn().Err(err).Str("root", dir).Msg("root refused as the workspace")
-			_ = ss.Log(context.Background(), &mcp.LoggingMessageParams{Level: "warning", Logger: "steerable-sidecar", Data: err.Error()})
+			logToClient(ss, "warning", err.Error())
 			continue
 		}
 		return dir, errors.Join(refusals...), nil

@@ -1,3 +1,5 @@
+//lint:file-ignore SA1019 these tests are of clients before 2026-07-28, which send roots and set a log level (revision.go)
+
 package mcpserver
 
 import (
@@ -37,9 +39,15 @@ func TestWorkspaceIsTheFirstRoot(t *testing.T) {
 	}
 }
 
+// TestWorkspaceWithoutRootsIsTheDefault: a client that offers no roots
+// works in the default workspace (configuration, else the directory it
+// started the server in).
 func TestWorkspaceWithoutRootsIsTheDefault(t *testing.T) {
 	h := newHarness(t, setup{open: true, client: mcp.ClientOptions{Capabilities: &mcp.ClientCapabilities{}}})
-	listNames(t, h.cs)
+	writeFile(t, filepath.Join(h.dir, "here.txt"), "in the default workspace\n")
+	if res := h.call("read_file", map[string]any{"path": "here.txt"}); res.IsError || data(t, res)["content"] != "in the default workspace\n" {
+		t.Errorf("read_file in the default workspace: %s", text(res, 0))
+	}
 	if got := awaitRoot(t, h); got != "" {
 		t.Errorf("opened %q for a client without roots, want the default (\"\")", got)
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"steerable.dev/sidecar/internal/clip"
 	"steerable.dev/sidecar/internal/wire"
 )
 
@@ -74,11 +75,11 @@ func (c *stdioConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 		return fr.msg, nil
 	case fr.line[0] != '[':
 		_, err := jsonrpc.DecodeMessage(fr.line)
-		return nil, c.frames.broke(fmt.Errorf("the server wrote a line that is JSON but not a JSON-RPC message (%v): %s", err, clip(string(fr.line), 200)))
+		return nil, c.frames.broke(fmt.Errorf("the server wrote a line that is JSON but not a JSON-RPC message (%v): %s", err, clip.Within(string(fr.line), 200)))
 	}
 	msgs, err := decodeBatch(fr.line)
 	if err != nil {
-		return nil, c.frames.broke(fmt.Errorf("the server wrote a JSON-RPC batch that cannot be used (%v): %s", err, clip(string(fr.line), 200)))
+		return nil, c.frames.broke(fmt.Errorf("the server wrote a JSON-RPC batch that cannot be used (%v): %s", err, clip.Within(string(fr.line), 200)))
 	}
 	c.queue = msgs[1:]
 	return msgs[0], nil

@@ -8,6 +8,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"steerable.dev/sidecar/internal/clip"
 	"steerable.dev/sidecar/protocol"
 )
 
@@ -66,7 +67,7 @@ func progressLine(pp *mcp.ProgressNotificationParams) string {
 	}
 	line += "]"
 	if pp.Message != "" {
-		line += " " + clip(pp.Message, 500)
+		line += " " + clip.Within(pp.Message, 500)
 	}
 	return line + "\n"
 }

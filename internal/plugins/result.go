@@ -4,10 +4,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"steerable.dev/sidecar/internal/clip"
 	"steerable.dev/sidecar/protocol"
 )
 
@@ -64,7 +64,7 @@ func (m mapping) result(r *mcp.CallToolResult) protocol.ToolResult {
 	message := strings.Join(texts, "\n")
 	if r.IsError {
 		res := protocol.ToolResult{Success: false, NeedsFollowup: true, Message: message, Data: data}
-		res.Error = fmt.Sprintf("plugin tool %s reported an error: %s", m.name(), firstNonEmpty(clip(message, maxErrorText), "(no message)"))
+		res.Error = fmt.Sprintf("plugin tool %s reported an error: %s", m.name(), firstNonEmpty(clip.Within(message, maxErrorText), "(no message)"))
 		return res
 	}
 	if message == "" {
@@ -125,27 +125,9 @@ func spend(s string, budget *int) (string, bool) {
 		*budget -= len(s)
 		return s, false
 	}
-	out := clip(s, *budget)
+	out := clip.Within(s, *budget)
 	*budget = 0
 	return out, true
-}
-
-// clip keeps the head and tail of s around a marker so the result is at
-// most n bytes, cutting on UTF-8 boundaries.
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	const marker = "\n...[%d bytes truncated]...\n"
-	keep := max(0, n-len(fmt.Sprintf(marker, len(s))))
-	head, start := keep/2, len(s)-(keep-keep/2)
-	for head > 0 && !utf8.RuneStart(s[head]) {
-		head--
-	}
-	for start < len(s) && !utf8.RuneStart(s[start]) {
-		start++
-	}
-	return s[:head] + fmt.Sprintf(marker, start-head) + s[start:]
 }
 
 func firstNonEmpty(a, b string) string {

@@ -3,31 +3,11 @@ package plugins
 import (
 	"strings"
 	"testing"
-	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"steerable.dev/sidecar/protocol"
 )
-
-func TestClip(t *testing.T) {
-	for _, n := range []int{0, 10, 40, 100, 1000} {
-		s := strings.Repeat("héllo wörld ", 50) // 650 bytes, multi-byte runes
-		got := clip(s, n)
-		if len(s) <= n {
-			if got != s {
-				t.Errorf("clip(%d) changed a short string", n)
-			}
-			continue
-		}
-		if !utf8.ValidString(got) || !strings.Contains(got, "bytes truncated]") {
-			t.Errorf("clip(%d) = %q", n, got)
-		}
-		if n >= 40 && len(got) > n {
-			t.Errorf("clip(%d) returned %d bytes", n, len(got))
-		}
-	}
-}
 
 func TestResultBudgetSpansBlocks(t *testing.T) {
 	m := mapping{plugin: "p", tool: "t", maxOutput: 100}

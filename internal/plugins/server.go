@@ -14,6 +14,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/rs/zerolog"
 
+	"steerable.dev/sidecar/internal/clip"
 	"steerable.dev/sidecar/internal/logsink"
 )
 
@@ -112,7 +113,7 @@ func noiseLoggers(log zerolog.Logger) (onNoise func([]byte), onDrop func(string)
 	rate := newTokenBucket(20, 2)
 	onNoise = func(line []byte) {
 		if rate.take() {
-			log.Warn().Str("stdout", clip(string(line), 300)).Msg("plugin wrote a line to stdout that is not JSON-RPC; dropped")
+			log.Warn().Str("stdout", clip.Within(string(line), 300)).Msg("plugin wrote a line to stdout that is not JSON-RPC; dropped")
 		}
 	}
 	onDrop = func(what string) {
@@ -138,6 +139,9 @@ func (s *server) client(c serverConfig) *mcp.Client {
 			default: // one is pending already
 			}
 		},
+		// A plugin server before MCP 2026-07-28 may log through the
+		// protocol; its lines join its stderr, where later servers log.
+		//lint:ignore SA1019 the logging of plugin servers before 2026-07-28 (SEP-2577)
 		LoggingMessageHandler: func(_ context.Context, r *mcp.LoggingMessageRequest) {
 			s.stderr.queue(fmt.Sprintf("[%s] %v", r.Params.Level, r.Params.Data))
 		},
@@ -179,7 +183,7 @@ func (s *server) failedStart(hctx context.Context, timeout time.Duration, err er
 func (s *server) evidence() string {
 	var b strings.Builder
 	if tail := s.stderr.Tail(); tail != "" {
-		fmt.Fprintf(&b, "; its stderr ends: %q", clip(tail, 1000))
+		fmt.Fprintf(&b, "; its stderr ends: %q", clip.Within(tail, 1000))
 	}
 	if n, first := s.frames.Noise(); n > 0 {
 		fmt.Fprintf(&b, "; it wrote %d line(s) to stdout that are not JSON-RPC (an MCP server must write only protocol messages there), the first: %q", n, first)
@@ -263,7 +267,7 @@ func (s *server) listTools(ctx context.Context, maxTools int) ([]*mcp.Tool, erro
 			return out, nil
 		}
 		if seen[res.NextCursor] {
-			return nil, fmt.Errorf("tools/list pagination repeats the cursor %q", clip(res.NextCursor, 100))
+			return nil, fmt.Errorf("tools/list pagination repeats the cursor %q", clip.Within(res.NextCursor, 100))
 		}
 		seen[res.NextCursor] = true
 		cursor = res.NextCursor

@@ -10,6 +10,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"steerable.dev/sidecar/internal/clip"
+	"steerable.dev/sidecar/internal/schema"
 	"steerable.dev/sidecar/internal/tools"
 	"steerable.dev/sidecar/protocol"
 )
@@ -31,7 +33,7 @@ type mcpTool struct {
 // newMCPTool checks one tools/list entry and builds its tool, named and
 // tiered as the plugin's spec says. The name is checked by the registry;
 // the schema must be a JSON object (MCP requires "type": "object"; an
-// absent one means no arguments) of the right shape (checkSchemaShape), so
+// absent one means no arguments) of the right shape (schema.CheckShape), so
 // a bad one fails the load, named. It is compiled after registration.
 func newMCPTool(t *mcp.Tool, srv *server, m mapping, spec Spec, timeout time.Duration, reg *tools.Registry) (*mcpTool, error) {
 	if t == nil {
@@ -39,7 +41,7 @@ func newMCPTool(t *mcp.Tool, srv *server, m mapping, spec Spec, timeout time.Dur
 	}
 	params := json.RawMessage(`{"type":"object"}`)
 	if t.InputSchema != nil {
-		if err := checkSchemaShape(t.InputSchema); err != nil {
+		if err := schema.CheckShape(t.InputSchema); err != nil {
 			return nil, fmt.Errorf("tool %q: invalid parameters schema: %v", t.Name, err)
 		}
 		raw, err := json.Marshal(t.InputSchema)
@@ -54,7 +56,7 @@ func newMCPTool(t *mcp.Tool, srv *server, m mapping, spec Spec, timeout time.Dur
 	}
 	m.tool = t.Name
 	return &mcpTool{
-		desc: protocol.ToolDescriptor{Name: m.name(), Description: clip(desc, maxDescription), Parameters: params,
+		desc: protocol.ToolDescriptor{Name: m.name(), Description: clip.Within(desc, maxDescription), Parameters: params,
 			Mode: modeOf(t), Exposure: spec.exposure()},
 		srv: srv, m: m, timeout: timeout, reg: reg,
 	}, nil
@@ -70,7 +72,7 @@ func (t *mcpTool) LazySchema() {}
 // validates the arguments, and turns a schema that does not compile —
 // which the dispatcher would call an internal error — into the plugin's
 // problem, named, with its fix. The compile is the registry's, once per
-// registration, shared with compileSchemas.
+// registration, shared with compileLater.
 func (t *mcpTool) Prepare(args json.RawMessage) (json.RawMessage, *protocol.ToolResult) {
 	e, ok := t.reg.Lookup(t.desc.Name)
 	if !ok || e.Tool != tools.Tool(t) {
@@ -78,7 +80,7 @@ func (t *mcpTool) Prepare(args json.RawMessage) (json.RawMessage, *protocol.Tool
 	}
 	if _, err := e.Schema(); err != nil {
 		if t.schemas != nil {
-			t.schemas.add(clip(err.Error(), 500))
+			t.schemas.add(clip.Within(err.Error(), 500))
 		}
 		res := tools.Followup("plugin tool %s cannot be called: %v; the plugin must fix its tools/list, then the host reloads it with plugin.reload {\"name\":%q}", t.desc.Name, err, t.m.plugin)
 		res.Data = map[string]any{"plugin": t.m.plugin, "tool": t.m.tool, "schemaError": err.Error()}
@@ -128,8 +130,8 @@ func (t *mcpTool) failure(ctx, cctx context.Context, err error) protocol.ToolRes
 	case errors.As(err, &wire) && wire.Code == codeTooLarge:
 		return tools.Followup("plugin tool %s returned too much: %s; ask it for less (a narrower query, a range, a page)", name, wire.Message)
 	case errors.As(err, &wire):
-		res := tools.Followup("plugin tool %s failed: the plugin answered error %d: %s", name, wire.Code, clip(wire.Message, maxErrorText))
-		res.Data = map[string]any{"pluginError": map[string]any{"code": wire.Code, "message": clip(wire.Message, maxErrorText)}}
+		res := tools.Followup("plugin tool %s failed: the plugin answered error %d: %s", name, wire.Code, clip.Within(wire.Message, maxErrorText))
+		res.Data = map[string]any{"pluginError": map[string]any{"code": wire.Code, "message": clip.Within(wire.Message, maxErrorText)}}
 		return res
 	}
 	select { // a broken connection: say why the server is gone, once the watcher knows

@@ -11,8 +11,8 @@ import (
 	"sync/atomic"
 
 	"github.com/rs/zerolog"
-	"github.com/santhosh-tekuri/jsonschema/v6"
 
+	"steerable.dev/sidecar/internal/schema"
 	"steerable.dev/sidecar/internal/wire"
 	"steerable.dev/sidecar/protocol"
 )
@@ -25,7 +25,7 @@ import (
 type dispatcher struct {
 	srv     *Server
 	methods map[string]method
-	schemas *protocol.SchemaSet
+	schemas *schema.Set
 	log     zerolog.Logger
 	limits  limits
 
@@ -61,7 +61,7 @@ func newDispatcher(srv *Server, l limits, log zerolog.Logger) *dispatcher {
 	d := &dispatcher{
 		srv:      srv,
 		methods:  methodTable(),
-		schemas:  &protocol.SchemaSet{},
+		schemas:  &schema.Set{},
 		log:      log,
 		limits:   l,
 		inflight: map[string]*call{},
@@ -209,7 +209,7 @@ func (d *dispatcher) params(name string, m method, raw json.RawMessage) (any, er
 }
 
 func (d *dispatcher) validate(name string, m method, params json.RawMessage) error {
-	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(params))
+	inst, err := schema.Decode(params)
 	if err != nil {
 		return protocol.Errorf(protocol.CodeInvalidParams, "params do not decode: %v", err)
 	}
@@ -218,7 +218,7 @@ func (d *dispatcher) validate(name string, m method, params json.RawMessage) err
 		return err // a build defect: the schemas are embedded
 	}
 	if err := sch.Validate(inst); err != nil {
-		errs := protocol.SchemaErrors(err)
+		errs := schema.Errors(err)
 		return protocol.Errorf(protocol.CodeInvalidParams, "invalid params for %s: %s", name, errs[0]).WithData("errors", errs)
 	}
 	return nil

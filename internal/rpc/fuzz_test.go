@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/santhosh-tekuri/jsonschema/v6"
 
+	"steerable.dev/sidecar/internal/schema"
 	"steerable.dev/sidecar/internal/wire"
 	"steerable.dev/sidecar/protocol"
 
@@ -106,7 +106,7 @@ func FuzzToolInvokeFastPath(f *testing.F) {
 		`{"name":"x","arguments":{},"consentGranted":"true"}`, ` { "name" : "x" , "arguments" : { } } `} {
 		f.Add([]byte(p))
 	}
-	var schemas protocol.SchemaSet
+	var schemas schema.Set
 	sch, err := schemas.Get("tool.invoke.params.json")
 	if err != nil {
 		f.Fatal(err)
@@ -119,7 +119,7 @@ func FuzzToolInvokeFastPath(f *testing.F) {
 		if !ok {
 			return
 		}
-		inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
+		inst, err := schema.Decode(raw)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -13,6 +13,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"steerable.dev/sidecar/internal/sandbox"
+	"steerable.dev/sidecar/internal/schema"
 	"steerable.dev/sidecar/internal/shellsession"
 	"steerable.dev/sidecar/protocol"
 )
@@ -38,7 +39,7 @@ func sessionServer(t *testing.T) (*Server, *shellsession.Manager) {
 // checkSchema validates v against a protocol schema, as a host would see it.
 func checkSchema(t *testing.T, file string, v any) {
 	t.Helper()
-	var set protocol.SchemaSet
+	var set schema.Set
 	sch, err := set.Get(file)
 	if err != nil {
 		t.Fatal(err)

@@ -15,11 +15,11 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	sidecar "steerable.dev/sidecar"
 	"steerable.dev/sidecar/internal/config"
 	"steerable.dev/sidecar/internal/sandbox"
+	"steerable.dev/sidecar/internal/schema"
 	"steerable.dev/sidecar/protocol"
 )
 
@@ -61,7 +61,7 @@ type runCodeContract struct {
 	} `json:"environment"`
 }
 
-func loadContract(t *testing.T) (runCodeContract, map[string]*jsonschema.Schema) {
+func loadContract(t *testing.T) (runCodeContract, map[string]*schema.Schema) {
 	t.Helper()
 	var doc struct {
 		RunCode runCodeContract `json:"runCode"`
@@ -70,26 +70,18 @@ func loadContract(t *testing.T) (runCodeContract, map[string]*jsonschema.Schema)
 		t.Fatal(err)
 	}
 	c := doc.RunCode
-	schemas := map[string]*jsonschema.Schema{}
-	comp := jsonschema.NewCompiler()
+	schemas := map[string]*schema.Schema{}
 	for name, m := range c.Bridge.Messages {
-		sch, err := jsonschema.UnmarshalJSON(bytes.NewReader(m.Schema))
-		if err != nil {
-			t.Fatal(err)
-		}
-		url := "contract:///runCode/" + name
-		if err := comp.AddResource(url, sch); err != nil {
-			t.Fatal(err)
-		}
-		if schemas[name], err = comp.Compile(url); err != nil {
+		var err error
+		if schemas[name], err = schema.Compile("runCode/"+name, m.Schema); err != nil {
 			t.Fatalf("schema of %s: %v", name, err)
 		}
 	}
 	return c, schemas
 }
 
-func validates(sch *jsonschema.Schema, line []byte) error {
-	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(line))
+func validates(sch *schema.Schema, line []byte) error {
+	inst, err := schema.Decode(line)
 	if err != nil {
 		return err
 	}
@@ -97,7 +89,7 @@ func validates(sch *jsonschema.Schema, line []byte) error {
 }
 
 // childSchema picks the schema of a child → sidecar frame by its type.
-func childSchema(schemas map[string]*jsonschema.Schema, line []byte) *jsonschema.Schema {
+func childSchema(schemas map[string]*schema.Schema, line []byte) *schema.Schema {
 	var probe struct{ Type string }
 	json.Unmarshal(line, &probe)
 	if probe.Type == TypeDone {

@@ -137,6 +137,7 @@ func (r *Runtime) identify(candidate string) (Interpreter, error) {
 	}
 	v := fmt.Sprintf("%d.%d.%d", got.Version[0], got.Version[1], got.Version[2])
 	if got.Version[0] < MinVersion[0] || got.Version[0] == MinVersion[0] && got.Version[1] < MinVersion[1] {
+		//lint:ignore ST1005 "Python" is a proper noun; the message follows the candidate's path ("…/python3: Python 3.8 is older than 3.9")
 		return Interpreter{}, fmt.Errorf("Python %s is older than %d.%d", v, MinVersion[0], MinVersion[1])
 	}
 	exe := got.Executable

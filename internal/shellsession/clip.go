@@ -3,7 +3,8 @@ package shellsession
 import (
 	"fmt"
 	"strings"
-	"unicode/utf8"
+
+	"steerable.dev/sidecar/internal/clip"
 )
 
 // clipHeadShare is the part of a clipped read kept from its start; the rest
@@ -13,31 +14,12 @@ const clipHeadShare = 5
 
 // Clip bounds one read to max characters (code points; an invalid byte
 // counts as one): beyond that it keeps the first fifth and the last four
-// fifths, with a marker line naming how many characters were skipped in
-// between. Invalid UTF-8 becomes U+FFFD, as JSON would make it anyway.
+// fifths, with the marker line (internal/clip) naming how many characters
+// were left out in between. Invalid UTF-8 becomes U+FFFD, as JSON would make it anyway.
 func Clip(text []byte, max int) (out string, skipped int) {
 	s := strings.ToValidUTF8(string(text), "\uFFFD")
-	n := utf8.RuneCountInString(s)
-	if n <= max {
-		return s, 0
-	}
-	head := max / clipHeadShare
-	tail := max - head
-	skipped = n - head - tail
-	headEnd := runeOffset(s, head)
-	tailStart := runeOffset(s, n-tail)
-	return s[:headEnd] + fmt.Sprintf("\n...[%d characters skipped]...\n", skipped) + s[tailStart:], skipped
-}
-
-// runeOffset is the byte offset of the k-th character of s.
-func runeOffset(s string, k int) int {
-	for i := range s {
-		if k == 0 {
-			return i
-		}
-		k--
-	}
-	return len(s)
+	out, dropped := clip.Limit{Head: max / clipHeadShare, Tail: max - max/clipHeadShare, Unit: clip.Chars}.String(s)
+	return out, int(dropped)
 }
 
 // droppedNote starts a read whose beginning the ring no longer held.

@@ -18,8 +18,8 @@ func TestClip(t *testing.T) {
 	}{
 		{"under the budget", "hello", 10, "hello", 0},
 		{"exactly the budget", "0123456789", 10, "0123456789", 0},
-		{"head a fifth, tail the rest", "0123456789abcdefghij", 10, "01\n...[10 characters skipped]...\ncdefghij", 10},
-		{"characters, not bytes", strings.Repeat("é", 20), 10, "éé\n...[10 characters skipped]...\néééééééé", 10},
+		{"head a fifth, tail the rest", "0123456789abcdefghij", 10, "01\n...[10 characters truncated]...\ncdefghij", 10},
+		{"characters, not bytes", strings.Repeat("é", 20), 10, "éé\n...[10 characters truncated]...\néééééééé", 10},
 		{"invalid UTF-8 becomes U+FFFD", "a\xffb", 10, "a\uFFFDb", 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"steerable.dev/sidecar/internal/schema"
 	"steerable.dev/sidecar/protocol"
 )
 
@@ -119,7 +120,7 @@ func (n *normalizer) fail(format string, args ...any) {
 // problem list means the arguments are refused.
 func normalizeAskUser(raw json.RawMessage) (askUserArgs, []string) {
 	var n normalizer
-	v, err := decodeInstance(raw)
+	v, err := schema.Decode(raw)
 	if err != nil {
 		n.fail(`arguments are not valid JSON (%v); send an object {"intro": "...", "questions": [...]}`, err)
 		return askUserArgs{}, n.problems
@@ -331,7 +332,7 @@ func asList(v any) []any {
 	case string:
 		t := strings.TrimSpace(x)
 		if strings.HasPrefix(t, "[") || strings.HasPrefix(t, "{") {
-			if inner, err := decodeInstance(json.RawMessage(t)); err == nil {
+			if inner, err := schema.Decode(json.RawMessage(t)); err == nil {
 				if _, isStr := inner.(string); !isStr {
 					return asList(inner)
 				}

@@ -1,15 +1,13 @@
 package tools
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/santhosh-tekuri/jsonschema/v6"
-
+	"steerable.dev/sidecar/internal/schema"
 	"steerable.dev/sidecar/protocol"
 )
 
@@ -245,7 +243,7 @@ func FuzzNormalizeAskUser(f *testing.F) {
 	} {
 		f.Add([]byte(s))
 	}
-	schema, err := compileSchema(askUserName, askUserSchema)
+	sch, err := schema.Compile(askUserName, askUserSchema)
 	if err != nil {
 		f.Fatal(err)
 	}
@@ -263,11 +261,11 @@ func FuzzNormalizeAskUser(f *testing.F) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(b))
+		inst, err := schema.Decode(b)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := schema.Validate(inst); err != nil {
+		if err := sch.Validate(inst); err != nil {
 			t.Fatalf("accepted %s but the output %s fails the schema: %v", in, b, err)
 		}
 		checkCanonical(t, out)

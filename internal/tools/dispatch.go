@@ -11,6 +11,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"steerable.dev/sidecar/internal/schema"
 	"steerable.dev/sidecar/protocol"
 )
 
@@ -103,10 +104,10 @@ func prepare(e *Entry, args json.RawMessage) (json.RawMessage, *protocol.ToolRes
 			return nil, refused
 		}
 	}
-	if _, err := e.Schema(); err == nil && e.flat != nil && e.flat.accepts(args) {
-		return args, nil // the fast check of a flat schema (flat_schema.go)
+	if sch, err := e.Schema(); err == nil && sch.Accepts(args) {
+		return args, nil // the fast check of a flat schema
 	}
-	inst, err := decodeInstance(args)
+	inst, err := schema.Decode(args)
 	if err != nil {
 		r := Followup("arguments for %s are not valid JSON: %v", name, err)
 		return nil, &r
@@ -121,7 +122,7 @@ func prepare(e *Entry, args json.RawMessage) (json.RawMessage, *protocol.ToolRes
 		return nil, &r
 	}
 	if err := sch.Validate(inst); err != nil {
-		r := Followup("invalid arguments for %s: %s; fix them to match the tool's parameters schema", name, strings.Join(protocol.SchemaErrors(err), "; "))
+		r := Followup("invalid arguments for %s: %s; fix them to match the tool's parameters schema", name, strings.Join(schema.Errors(err), "; "))
 		return nil, &r
 	}
 	return args, nil
@@ -157,19 +158,6 @@ func run(ctx context.Context, e *Entry, call Call, log zerolog.Logger) (res prot
 		}
 	}()
 	return e.Tool.Run(ctx, call)
-}
-
-func decodeInstance(raw json.RawMessage) (any, error) {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
-		return nil, err
-	}
-	if dec.More() {
-		return nil, fmt.Errorf("trailing data after the JSON value")
-	}
-	return v, nil
 }
 
 func jsonKind(v any) string {

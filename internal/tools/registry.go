@@ -6,8 +6,7 @@ import (
 	"sort"
 	"sync"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
-
+	"steerable.dev/sidecar/internal/schema"
 	"steerable.dev/sidecar/protocol"
 )
 
@@ -31,20 +30,17 @@ type Entry struct {
 	// by Warm after start-up): the built-ins are fixed in the binary and
 	// tested, and start-up must not pay for compiling them.
 	schemaOnce sync.Once
-	schema     *jsonschema.Schema
+	schema     *schema.Schema
 	schemaErr  error
-	flat       *flatSchema // the schema's fast check, when it has one (flat_schema.go)
 }
 
 // Schema returns the compiled parameters schema.
-func (e *Entry) Schema() (*jsonschema.Schema, error) {
+func (e *Entry) Schema() (*schema.Schema, error) {
 	e.schemaOnce.Do(func() {
-		e.schema, e.schemaErr = compileSchema(e.Desc.Name, e.Desc.Parameters)
+		e.schema, e.schemaErr = schema.Compile(e.Desc.Name, e.Desc.Parameters)
 		if e.schemaErr != nil {
 			e.schemaErr = fmt.Errorf("tool %q: invalid parameters schema: %w", e.Desc.Name, e.schemaErr)
-			return
 		}
-		e.flat = compileFlat(e.Desc.Parameters)
 	})
 	return e.schema, e.schemaErr
 }

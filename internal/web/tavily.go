@@ -89,6 +89,7 @@ func tavilyStatus(code int, raw []byte) error {
 	case http.StatusUnauthorized, http.StatusForbidden:
 		return fmt.Errorf("Tavily refused the API key (HTTP %d: %s); web search is unavailable until the user sets a valid key in %s", code, detail, VarSearchKey)
 	case http.StatusTooManyRequests, 432, 433:
+		//lint:ignore ST1005 "Tavily" is a proper noun and the message a sentence the model reads whole
 		return fmt.Errorf("Tavily's rate or plan limit was reached (HTTP %d: %s); try again later", code, detail)
 	case http.StatusBadRequest:
 		return fmt.Errorf("Tavily rejected the search (HTTP 400: %s); rephrase the query or drop the domain lists", detail)

@@ -1,4 +1,4 @@
-package tools
+package schema
 
 import (
 	"bytes"
@@ -8,7 +8,7 @@ import (
 	"steerable.dev/sidecar/protocol"
 )
 
-// flatSchema is a parameters schema of the shape most tools have — an
+// flat is a parameters schema of the shape most tools have — an
 // object whose named members are strings, integers (with bounds) or
 // booleans, some required, perhaps no others — compiled to a check that
 // reads the arguments once, as spans, without decoding them: the JSON
@@ -16,9 +16,9 @@ import (
 // cheap tool that is a quarter of the call. The check only ever accepts:
 // whatever it is not sure of (a member twice, 1.0 for an integer, an
 // unknown keyword in the schema) goes to the validator, which decides and
-// names what is wrong. FuzzFlatSchema checks that it never accepts what
+// names what is wrong. FuzzFlat checks that it never accepts what
 // the validator refuses.
-type flatSchema struct {
+type flat struct {
 	props    []flatProp // at most 64: a call marks those it has seen in a bit set
 	required uint64     // bits of props that are required
 	closed   bool       // additionalProperties: false
@@ -35,12 +35,12 @@ var annotations = map[string]bool{"description": true, "title": true, "default":
 
 // compileFlat returns the check for a parameters schema of that shape, or
 // nil for any other schema.
-func compileFlat(params json.RawMessage) *flatSchema {
+func compileFlat(params json.RawMessage) *flat {
 	var doc map[string]json.RawMessage
 	if json.Unmarshal(params, &doc) != nil || string(doc["type"]) != `"object"` {
 		return nil
 	}
-	f := &flatSchema{}
+	f := &flat{}
 	var required []string
 	for k, v := range doc {
 		ok := annotations[k]
@@ -69,7 +69,7 @@ func compileFlat(params json.RawMessage) *flatSchema {
 }
 
 // index is the position of the property name, -1 when there is none.
-func (f *flatSchema) index(name string) int {
+func (f *flat) index(name string) int {
 	for i, p := range f.props {
 		if p.name == name {
 			return i
@@ -78,7 +78,7 @@ func (f *flatSchema) index(name string) int {
 	return -1
 }
 
-func (f *flatSchema) compileProps(raw json.RawMessage) bool {
+func (f *flat) compileProps(raw json.RawMessage) bool {
 	var props map[string]map[string]json.RawMessage
 	if json.Unmarshal(raw, &props) != nil || len(props) > 64 {
 		return false
@@ -116,7 +116,7 @@ func bound(v json.RawMessage) *int64 {
 
 // accepts reports whether the schema surely accepts args; false means "ask
 // the validator", not "invalid".
-func (f *flatSchema) accepts(args json.RawMessage) bool {
+func (f *flat) accepts(args json.RawMessage) bool {
 	if !json.Valid(args) {
 		return false
 	}

@@ -1,31 +1,22 @@
-package plugins
+package schema
 
 import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"slices"
 	"strings"
-	"sync"
+
+	"steerable.dev/sidecar/internal/clip"
 )
 
-// A plugin's tool schemas are checked in two steps. Compiling a JSON Schema
-// (validating it against its draft's meta-schema, then building the
-// validator) costs about 0.1 ms a tool: 50 ms of the start of a server
-// listing 500 tools, most of its registration. So registration checks only
-// the schema's shape — the mistakes a server makes in practice: a type
-// that is not a JSON Schema type, a "properties" that is not an object of
-// schemas, a "required" that is not a list of names — and fails the load
-// naming the tool, as before. The full compile runs after registration
-// (compileLater), in the background; a schema that fails there makes its
-// tool answer a follow-up error naming the problem and plugin.reload
-// (mcpTool.Prepare), and plugin.list and checks.plugins report it.
-//
-// The shape check never refuses a schema the compiler accepts: it looks
-// only at keywords that mean the same in every draft the compiler knows
-// (4, 6, 7, 2019-09, 2020-12), and accepts each keyword in the loosest form
-// any of them allows (FuzzSchemaShape holds it to that). The SDK's decoder
-// has bounded the schema's size and depth already.
+// The registration shape check (package doc) looks at the mistakes a
+// server makes in practice: a type that is not a JSON Schema type, a
+// "properties" that is not an object of schemas, a "required" that is not
+// a list of names. It never refuses a schema Compile accepts: it looks only
+// at keywords that mean the same in every draft the compiler knows (4, 6,
+// 7, 2019-09, 2020-12), and accepts each keyword in the loosest form any of
+// them allows (FuzzCheckShape holds it to that). It does not bound the
+// schema's size or depth: its caller's decoder has.
 
 // jsonTypes are the values "type" may name.
 var jsonTypes = map[string]bool{"array": true, "boolean": true, "integer": true, "null": true, "number": true, "object": true, "string": true}
@@ -39,11 +30,12 @@ var (
 	numberKeywords     = []string{"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf"}
 )
 
-// checkSchemaShape is registration's check of an inputSchema (decoded
-// JSON): an object whose keywords have the shapes JSON Schema gives them.
-// What it does not look at (a $ref's target, a pattern's syntax, a
-// draft's own keywords) the compiler checks after registration.
-func checkSchemaShape(schema any) error {
+// CheckShape is registration's check of an inputSchema (decoded JSON): an
+// object whose keywords have the shapes JSON Schema gives them. What it
+// does not look at (a $ref's target, a pattern's syntax, a draft's own
+// keywords) Compile checks after registration. Its errors name the place
+// as a JSON pointer into the "inputSchema".
+func CheckShape(schema any) error {
 	if _, ok := schema.(map[string]any); !ok {
 		return fmt.Errorf("must be a JSON Schema object, got %s", kindOf(schema))
 	}
@@ -118,7 +110,7 @@ func typeShape(t any, at string) error {
 	for _, n := range names {
 		if s, isString := n.(string); !isString || !jsonTypes[s] {
 			b, _ := json.Marshal(n)
-			return fmt.Errorf("%s: %s is not a JSON Schema type (array, boolean, integer, null, number, object, string)", pointer(at), clip(string(b), 80))
+			return fmt.Errorf("%s: %s is not a JSON Schema type (array, boolean, integer, null, number, object, string)", pointer(at), clip.Within(string(b), 80))
 		}
 	}
 	return nil
@@ -214,7 +206,7 @@ func kindOf(v any) string {
 	case float64, float32, int, int64, json.Number:
 		return "a number"
 	case string:
-		return clip(fmt.Sprintf("the string %q", v), 100)
+		return clip.Within(fmt.Sprintf("the string %q", v), 100)
 	case []any:
 		return "a list"
 	case map[string]any:
@@ -228,84 +220,5 @@ func pointer(at string) string {
 	if at == "" {
 		return "inputSchema"
 	}
-	return "inputSchema " + clip(at, 200)
-}
-
-func escapePointer(s string) string {
-	return strings.ReplaceAll(strings.ReplaceAll(s, "~", "~0"), "/", "~1")
-}
-
-// schemaReport is what is wrong with the schemas of one registration of a
-// plugin's tools: found by the background compile, or by a call that got
-// to a tool first. A new registration starts a new report.
-type schemaReport struct {
-	plugin string
-	mu     sync.Mutex
-	bad    []string // "tool X: invalid parameters schema: …", at most maxSchemaProblems
-	more   int
-}
-
-// maxSchemaProblems bounds what a plugin's record says about its schemas.
-const maxSchemaProblems = 5
-
-// add records a problem once.
-func (r *schemaReport) add(problem string) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	switch {
-	case slices.Contains(r.bad, problem):
-	case len(r.bad) < maxSchemaProblems:
-		r.bad = append(r.bad, problem)
-	default:
-		r.more++
-	}
-}
-
-// String is the report for plugin.list and checks.plugins ("" when
-// nothing is wrong, or nothing found yet).
-func (r *schemaReport) String() string {
-	if r == nil {
-		return ""
-	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if len(r.bad) == 0 {
-		return ""
-	}
-	list := strings.Join(r.bad, "; ")
-	if r.more > 0 {
-		list += fmt.Sprintf("; and %d more", r.more)
-	}
-	return fmt.Sprintf("%d of its tools cannot be called, their parameters schemas do not compile: %s; fix the plugin, then plugin.reload {\"name\":%q}",
-		len(r.bad)+r.more, list, r.plugin)
-}
-
-// compileLater compiles, in the background, the schemas of the tools just
-// registered (names) through the registry's entries — each compiles once,
-// here or on its first call, whichever comes first — into the report.
-// Close waits for it, and a closed manager ends it early.
-func (m *Manager) compileLater(report *schemaReport, names []string) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if m.closed {
-		return
-	}
-	m.bg.Go(func() {
-		found := false
-		for _, n := range names {
-			if m.ctx.Err() != nil {
-				return
-			}
-			if e, ok := m.reg.Lookup(n); ok {
-				if _, err := e.Schema(); err != nil {
-					report.add(clip(err.Error(), 500))
-					found = true
-				}
-			}
-		}
-		if found {
-			log := m.logFor(report.plugin)
-			log.Error().Str("problems", report.String()).Msg("plugin tools whose schemas do not compile answer errors until plugin.reload")
-		}
-	})
+	return "inputSchema " + clip.Within(at, 200)
 }
