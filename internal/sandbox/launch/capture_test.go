@@ -1,8 +1,6 @@
 package launch
 
 import (
-	"bytes"
-	"fmt"
 	"strings"
 	"testing"
 
@@ -36,40 +34,5 @@ func TestCapture(t *testing.T) {
 		if diff := cmp.Diff(tt.want, c.String()); diff != "" || c.Truncated() != tt.trunc {
 			t.Errorf("%s: truncated=%v (-want +got):\n%s", tt.name, c.Truncated(), diff)
 		}
-	}
-}
-
-// FuzzCapture checks the capture against the obvious model: the first max/2
-// and the last max-max/2 bytes of everything written.
-func FuzzCapture(f *testing.F) {
-	f.Add([]byte("hello world, this is output"), uint8(3), uint8(10))
-	f.Add(bytes.Repeat([]byte("x"), 300), uint8(7), uint8(64))
-	f.Fuzz(func(t *testing.T, data []byte, step, max uint8) {
-		m := int(max)%200 + 2
-		s := int(step)%17 + 1
-		c := NewCapture(m)
-		for i := 0; i < len(data); i += s {
-			c.Write(data[i:min(i+s, len(data))])
-		}
-		if len(data) <= m {
-			if c.String() != string(data) {
-				t.Fatalf("got %q, want %q", c.String(), data)
-			}
-			return
-		}
-		head, tail := trimRuneEnd(data[:m/2]), trimRuneStart(data[len(data)-(m-m/2):])
-		want := fmt.Sprintf("%s\n...[%d bytes truncated]...\n%s", head, len(data)-len(head)-len(tail), tail)
-		if c.String() != want {
-			t.Fatalf("got %q, want %q", c.String(), want)
-		}
-	})
-}
-
-func BenchmarkCapture(b *testing.B) {
-	chunk := bytes.Repeat([]byte("0123456789abcdef"), 4096)
-	c := NewCapture(1 << 20)
-	b.SetBytes(int64(len(chunk)))
-	for b.Loop() {
-		c.Write(chunk)
 	}
 }
