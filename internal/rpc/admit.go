@@ -71,9 +71,10 @@ func (d *dispatcher) admit(msg wire.Message, size int) bool {
 		return true
 	}
 	if needsSlot && d.running >= d.limits.inflight && !d.queueHasRoom(size) {
+		busy := protocol.Errorf(protocol.CodeBusy, // the counts are read under mu
+			"busy: %d calls are running and %d waiting (STEERABLE_MAX_INFLIGHT); retry when a reply arrives", d.running, len(d.queue))
 		d.mu.Unlock()
-		d.replyNow(msg, nil, protocol.Errorf(protocol.CodeBusy,
-			"busy: %d calls are running and %d waiting (STEERABLE_MAX_INFLIGHT); retry when a reply arrives", d.running, len(d.queue)))
+		d.replyNow(msg, nil, busy)
 		return false
 	}
 	for !needsSlot && d.light >= d.limits.light {
