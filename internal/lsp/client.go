@@ -196,9 +196,14 @@ func (c *client) sync(ctx context.Context, abs, text string) (protocol.DocumentU
 		err = c.conn.Notify(ctx, "textDocument/didOpen", protocol.DidOpenTextDocumentParams{TextDocument: protocol.TextDocumentItem{
 			URI: u, LanguageID: protocol.LanguageIdentifier(languageID(c.spec, abs)), Version: v, Text: text}})
 	} else {
-		err = c.conn.Notify(ctx, "textDocument/didChange", protocol.DidChangeTextDocumentParams{
-			TextDocument:   protocol.VersionedTextDocumentIdentifier{TextDocumentIdentifier: protocol.TextDocumentIdentifier{URI: u}, Version: v},
-			ContentChanges: []protocol.TextDocumentContentChangeEvent{{Text: text}}})
+		// A whole-document change is {"text": ...} without a range;
+		// protocol.TextDocumentContentChangeEvent always sends its range
+		// (0:0-0:0, an insertion at the top), so the event is spelled here.
+		err = c.conn.Notify(ctx, "textDocument/didChange", struct {
+			TextDocument   protocol.VersionedTextDocumentIdentifier `json:"textDocument"`
+			ContentChanges []wholeText                              `json:"contentChanges"`
+		}{protocol.VersionedTextDocumentIdentifier{TextDocumentIdentifier: protocol.TextDocumentIdentifier{URI: u}, Version: v},
+			[]wholeText{{Text: text}}})
 	}
 	return u, v, true, err
 }
@@ -280,4 +285,9 @@ func (c *client) prepare(ctx context.Context, abs, text string) (waitTarget, []d
 		mark = 0 // nothing changed: what it published last is current
 	}
 	return waitTarget{uri: u, version: v, mark: mark, settle: time.Duration(c.spec.SettleMs) * time.Millisecond}, before.diags
+}
+
+// wholeText is a content change that replaces the whole document.
+type wholeText struct {
+	Text string `json:"text"`
 }

@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/sourcegraph/jsonrpc2"
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
 )
@@ -58,8 +59,17 @@ func (e *UserError) Error() string { return e.msg }
 
 func userErr(format string, args ...any) error { return &UserError{fmt.Sprintf(format, args...)} }
 
-// Run performs one lsp tool operation.
+// Run performs one lsp tool operation. A server that dies under the call
+// is restarted and asked once more.
 func (m *Manager) Run(ctx context.Context, r Request) (Result, error) {
+	res, err := m.run(ctx, r)
+	if errors.Is(err, jsonrpc2.ErrClosed) && ctx.Err() == nil {
+		res, err = m.run(ctx, r)
+	}
+	return res, err
+}
+
+func (m *Manager) run(ctx context.Context, r Request) (Result, error) {
 	if r.Operation == "workspaceSymbols" {
 		return m.workspaceSymbols(ctx, r)
 	}
@@ -99,7 +109,7 @@ func (m *Manager) Run(ctx context.Context, r Request) (Result, error) {
 	case "documentSymbols":
 		var raw json.RawMessage
 		if err := cl.call(ctx, "textDocument/documentSymbol", protocol.DocumentSymbolParams{TextDocument: doc}, &raw); err != nil {
-			return Result{}, m.requestErr(s, r.Operation, err)
+			return Result{}, m.requestErr(s, cl, r.Operation, err)
 		}
 		return m.listResult(r.Operation, m.documentSymbols(r.Path, lines, raw)), nil
 	}
@@ -125,14 +135,14 @@ func (m *Manager) Run(ctx context.Context, r Request) (Result, error) {
 	case "callHierarchy":
 		locs, cerr := m.callHierarchy(ctx, cl, tdp)
 		if cerr != nil {
-			return Result{}, m.requestErr(s, r.Operation, cerr)
+			return Result{}, m.requestErr(s, cl, r.Operation, cerr)
 		}
 		return m.listResult(r.Operation, locs), nil
 	default:
 		return Result{}, userErr("unknown operation %q; use one of %s", r.Operation, strings.Join(Operations, ", "))
 	}
 	if err != nil {
-		return Result{}, m.requestErr(s, r.Operation, err)
+		return Result{}, m.requestErr(s, cl, r.Operation, err)
 	}
 	return m.listResult(r.Operation, m.locations(raw)), nil
 }
@@ -149,11 +159,14 @@ func (m *Manager) budget(ctx context.Context, s *server) (context.Context, conte
 	return context.WithTimeout(ctx, d)
 }
 
-func (m *Manager) requestErr(s *server, op string, err error) error {
+func (m *Manager) requestErr(s *server, cl *client, op string, err error) error {
+	if errors.Is(err, jsonrpc2.ErrClosed) {
+		s.invalidate(cl)
+	}
 	if errors.Is(err, context.DeadlineExceeded) {
 		return fmt.Errorf("language server %s did not answer %s within %d ms (STEERABLE_LSP_REQUEST_TIMEOUT_MS)", s.spec.Name, op, m.opts.RequestTimeout.Milliseconds())
 	}
-	return fmt.Errorf("language server %s: %s failed: %v", s.spec.Name, op, err)
+	return fmt.Errorf("language server %s: %s failed: %w", s.spec.Name, op, err)
 }
 
 // position finds the LSP position of symbol on 1-based line.
@@ -337,7 +350,7 @@ func (m *Manager) workspaceSymbols(ctx context.Context, r Request) (Result, erro
 		release()
 		cancel()
 		if err != nil {
-			errs = append(errs, m.requestErr(s, "workspaceSymbols", err).Error())
+			errs = append(errs, m.requestErr(s, cl, "workspaceSymbols", err).Error())
 			continue
 		}
 		all = append(all, m.symbolInfos(raw)...)

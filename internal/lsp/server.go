@@ -64,7 +64,19 @@ func (s *server) acquire(ctx context.Context) (*client, func(), error) {
 			return nil, nil, errClosed
 		}
 		if s.cl != nil {
-			cl := s.cl
+			cl, proc := s.cl, s.proc
+			select {
+			case <-cl.conn.DisconnectNotify(): // died, and watch has not seen it yet
+				s.mu.Unlock()
+				select {
+				case <-proc.Done():
+				case <-ctx.Done():
+					return nil, nil, fmt.Errorf("language server %s (%s) closed its connection: %w", s.spec.Name, s.spec.Command, ctx.Err())
+				}
+				s.exited(cl, proc)
+				continue
+			default:
+			}
 			s.inflight++
 			s.mu.Unlock()
 			return cl, s.release, nil
@@ -158,6 +170,26 @@ func (s *server) start(ch chan struct{}, wait time.Duration) {
 // watch notices the process ending: a crash unless stop ended it.
 func (s *server) watch(cl *client, proc Process) {
 	<-proc.Done()
+	s.exited(cl, proc)
+}
+
+// invalidate ends a server whose connection closed under a request: it
+// is of no use any more, and the next acquire starts a new one.
+func (s *server) invalidate(cl *client) {
+	s.mu.Lock()
+	proc := s.proc
+	same := s.cl == cl
+	s.mu.Unlock()
+	if !same {
+		return
+	}
+	cl.conn.Close()
+	proc.Stop(0)
+	s.exited(cl, proc)
+}
+
+// exited records the end of proc (once: later calls find it replaced).
+func (s *server) exited(cl *client, proc Process) {
 	cl.conn.Close()
 	s.mu.Lock()
 	defer s.mu.Unlock()
