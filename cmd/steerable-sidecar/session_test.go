@@ -73,6 +73,9 @@ func setupSession(env *testscript.Env) error {
 	env.Setenv("STEERABLE_STATE_DIR", env.WorkDir+".state")
 	env.Setenv("MCP_NODE_MODULES", npmModules())
 	env.Setenv("LSP_PATH", lspPath())
+	// Language servers installed on this machine would add the lsp tool
+	// to every script's list; the lsp_* scripts turn the defaults back on.
+	env.Setenv("STEERABLE_LSP_DEFAULTS", "0")
 	return watchRaces(env)
 }
 
