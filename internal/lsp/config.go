@@ -118,7 +118,10 @@ func Defaults() []Spec {
 		{Name: "typescript", Command: "typescript-language-server", Args: []string{"--stdio"},
 			Languages:    []string{"typescript", "javascript"},
 			FilePatterns: []string{"**/*.ts", "**/*.tsx", "**/*.mts", "**/*.cts", "**/*.js", "**/*.jsx", "**/*.mjs", "**/*.cjs"},
-			RootMarkers:  []string{"tsconfig.json", "jsconfig.json", "package.json"}, SettleMs: 400},
+			RootMarkers:  []string{"tsconfig.json", "jsconfig.json", "package.json"}, SettleMs: 400,
+			// The syntax-only server answers while the project loads, with
+			// definitions that stop at the import: wait for the real one.
+			InitializationOptions: json.RawMessage(`{"tsserver":{"useSyntaxServer":"never"},"disableAutomaticTypingAcquisition":true}`)},
 		{Name: "rust", Command: "rust-analyzer", Languages: []string{"rust"}, FilePatterns: []string{"**/*.rs"}, RootMarkers: []string{"Cargo.toml"}},
 		{Name: "c", Command: "clangd", Languages: []string{"c", "cpp"},
 			FilePatterns: []string{"**/*.c", "**/*.h", "**/*.cc", "**/*.cpp", "**/*.cxx", "**/*.hpp", "**/*.hh"},

@@ -449,7 +449,7 @@ func markedText(raw json.RawMessage) string {
 
 func firstLine(s string) string {
 	for _, l := range strings.Split(s, "\n") {
-		l = strings.TrimSpace(strings.Trim(strings.TrimSpace(l), "`"))
+		l = strings.TrimSpace(l)
 		if l != "" && !strings.HasPrefix(l, "```") {
 			return clipText(l, 200)
 		}

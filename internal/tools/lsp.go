@@ -102,7 +102,7 @@ func diagnosticsSummary(r *lsp.Report) string {
 		b.WriteString(" (still checking)")
 	}
 	first := r.Items[0]
-	fmt.Fprintf(&b, "; first: %s:%d:%d %s.", first.File, first.Line, first.Column, first.Message)
+	fmt.Fprintf(&b, "; first: %s:%d:%d %s.", first.File, first.Line, first.Column, strings.TrimSuffix(first.Message, "."))
 	return b.String()
 }
 
