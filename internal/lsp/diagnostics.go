@@ -31,6 +31,9 @@ type Report struct {
 	// file; Items are what it had said so far.
 	Pending   bool `json:"pending,omitempty"`
 	Truncated bool `json:"truncated,omitempty"`
+	// Error says why a server that covers the files gave nothing (it
+	// failed to start).
+	Error string `json:"error,omitempty"`
 }
 
 // Limits on what one report carries.

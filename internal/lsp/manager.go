@@ -166,7 +166,8 @@ func (m *Manager) AfterWrite(ctx context.Context, changed []string) *Report {
 		text, err := readText(abs, m.opts.MaxFileBytes)
 		cl, release, aerr := s.acquire(ctx)
 		if aerr != nil {
-			rep.Pending = true
+			rep.Pending = ctx.Err() != nil
+			rep.Error = aerr.Error()
 			continue
 		}
 		defer release()

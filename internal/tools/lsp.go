@@ -92,6 +92,8 @@ func diagnosticsSummary(r *lsp.Report) string {
 	}
 	var b strings.Builder
 	switch {
+	case len(r.Items) == 0 && r.Error != "":
+		return " No diagnostics: " + r.Error + "."
 	case len(r.Items) == 0 && r.Pending:
 		return " The language server had not reported diagnostics yet (pending)."
 	case len(r.Items) == 0:
