@@ -1,4 +1,4 @@
-// Package search is the ranking behind tool_search (SPEC §4.4): an
+// Package toolsearch is the ranking behind tool_search (SPEC §4.4): an
 // identifier-aware analysis chain built from bleve's analysis packages, an
 // in-memory term index that is updated in place, and textbook BM25 computed
 // from its term statistics.
@@ -53,4 +53,4 @@
 //
 // Updates (Apply) analyse outside the lock and then swap postings under it,
 // so a search sees a re-registration either entirely or not at all.
-package search
+package toolsearch
