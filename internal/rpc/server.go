@@ -225,7 +225,7 @@ const warmDelay = 5 * time.Millisecond
 // drain stops accepting work and lets in-flight calls finish within the
 // grace period; a shutdown_now during the drain cuts it short. At the end
 // of the input nothing more can arrive, and what was read before it is
-// served as if the input were still open (issue 31: `echo '{…ping}' |
+// served as if the input were still open (SPEC §1: `echo '{…ping}' |
 // steerable-sidecar` answers an ordinary ping, not shutting_down).
 func (s *Server) drain(reason string) {
 	if reason != ReasonEOF {
