@@ -26,7 +26,7 @@
 //  4. token filter lowerFold: the simple lowercase mapping, with
 //     final sigma ς written as σ so that ΟΔΟΣ, οδος and οδοσ are one term.
 //
-// Three stock pieces were measured and replaced, because they deviate from
+// Three stock pieces are replaced, because they deviate from
 // the rules of SPEC §4.4: bleve's "unicode" tokenizer (UAX #29 over old
 // Unicode tables) drops Thai, Lao, Khmer and Myanmar text and about 27,000
 // letters added to Unicode since, and keeps "read_file" and "file.read"
