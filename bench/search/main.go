@@ -2,7 +2,7 @@
 // 60-search): index build, incremental add/remove, search latency in
 // process and as tool.invoke round trips through the binary, and the
 // ready-marker time with host tools registered right after boot. The
-// reference is the independent plain-Go BM25 (internal/search/refbm25): a
+// reference is the independent plain-Go BM25 (internal/toolsearch/refbm25): a
 // brute-force scan over pre-tokenised documents, the floor for latency.
 // Figures are printed, never asserted; a missed target prints MISS.
 package main
