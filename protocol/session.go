@@ -24,11 +24,11 @@ type SessionListResult struct {
 }
 
 // SessionCloseParams are the params of session.close: SPEC §2 names the
-// session sessionId, as bash_session's results do; id, which this binary
-// took first, is still read.
+// session sessionId, as bash_session's results do; id is read too, so
+// hosts written against that spelling keep working.
 type SessionCloseParams struct {
 	SessionID string `json:"sessionId,omitempty"`
-	ID        string `json:"id,omitempty"` // the earlier name of sessionId
+	ID        string `json:"id,omitempty"` // sessionId's other spelling
 }
 
 // Session is the session to close: sessionId, else id.

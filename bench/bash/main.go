@@ -5,8 +5,8 @@
 // command printing 100 MB. With -base (BASE_BIN), another build runs
 // beside it, interleaved call by call with it and bare bash, and read_file
 // of 4 KiB in a home workspace (its credential stores on the deny list the
-// file tools check) is timed for both in interleaved rounds: issue 23's
-// before/after. Figures only: nothing here fails the build.
+// file tools check) is timed for both in interleaved rounds, before and
+// after. Figures only: nothing here fails the build.
 package main
 
 import (
@@ -154,7 +154,7 @@ func interleaved(runs int, steps []func() error) [][]time.Duration {
 // readFileBeside times read_file of a 4 KiB file, sequential, for bin and
 // base in interleaved rounds, in the workspace a desktop user opens most:
 // their home, its credential stores (.ssh, .aws) inside it and on the deny
-// list, which the file tools check on every path (issue 23: within 10%).
+// list, which the file tools check on every path (target: within 10%).
 func readFileBeside(bin, base string, rounds int) {
 	home, err := os.MkdirTemp("", "bench-home-")
 	if err == nil {

@@ -9,7 +9,7 @@ import (
 	"steerable.dev/sidecar/bench/internal/benchkit"
 )
 
-// benchFlood (issue 10): with every in-flight slot taken, a host pipelines
+// benchFlood: with every in-flight slot taken, a host pipelines
 // a flood of requests without waiting for replies. The sidecar's peak RSS
 // must stay bounded (target < 64 MiB): it queues a few, lets the pipe push
 // back, then answers the rest -32003 busy. The slots are filled with

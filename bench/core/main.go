@@ -1,4 +1,4 @@
-// Command core measures the sidecar's core figures (issue 2) side by side
+// Command core measures the sidecar's core figures side by side
 // with their references, driving every process over the same kind of pipe
 // with the same client code (package benchkit):
 //
@@ -12,9 +12,9 @@
 //   - idle RSS after tool.list, against the reference server after
 //     tools/list;
 //   - read_file of a 4 KiB file against the reference server's
-//     read_text_file (readfile.go, issue 12);
+//     read_text_file (readfile.go);
 //   - peak RSS under a flood of requests with every slot busy (flood.go)
-//     and replies with a stderr nobody reads (stderr.go), issue 10.
+//     and replies with a stderr nobody reads (stderr.go).
 package main
 
 import (

@@ -10,10 +10,9 @@ import (
 	"time"
 )
 
-// benchStderrUnread (issue 10): a host that pipes stderr and never reads
-// it. At debug level the old logger stopped every reply once the pipe was
-// full (after a few hundred calls) and nothing but SIGKILL ended the
-// process. Here: calls completed of 5,000 sequential read_file calls (each
+// benchStderrUnread: a host that pipes stderr and never reads it. At
+// debug level a blocking logger would stop every reply once the pipe was
+// full and nothing but SIGKILL would end the process. Here: calls completed of 5,000 sequential read_file calls (each
 // must be answered within 3 s), then how long SIGTERM takes to end it.
 func benchStderrUnread(bin, dir string) {
 	const calls = 5000

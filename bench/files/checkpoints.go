@@ -11,8 +11,7 @@ import (
 	"steerable.dev/sidecar/bench/internal/benchkit"
 )
 
-// benchCheckpoints: what recording into the checkpoint store (issue 27)
-// costs the writing tools. Two sidecars, one with STEERABLE_CHECKPOINTS=1
+// benchCheckpoints: what recording into the checkpoint store costs the writing tools. Two sidecars, one with STEERABLE_CHECKPOINTS=1
 // and one with =0, each on its own workspace, take the same calls
 // interleaved (on, off, then off, on, …), so load on the shared machine
 // falls on both alike. Every call writes content the store has not seen:

@@ -10,7 +10,7 @@ import (
 	"steerable.dev/sidecar/bench/internal/benchkit"
 )
 
-// The repeated-lines case of issue 10: a file of identical lines against
+// The repeated-lines case: a file of identical lines against
 // an oldText (or a hunk's context) of many identical lines whose last line
 // differs, so that a naive matcher compares nearly every line at nearly
 // every position.

@@ -9,7 +9,7 @@
 //   - idle RSS after initialize and tools/list;
 //   - read_file of Go source of 4 KiB and of 100 KB (the reference's
 //     read_text_file): the bytes of the MCP result, and of its text blocks,
-//     what most clients show the model (issue 30 item 4);
+//     what most clients show the model;
 //   - read_file of a 4 KiB file, sequential p50/p99, and replies per second
 //     with 64 calls in flight, with the server's CPU time per call meanwhile
 //     (less bent by a shared machine);

@@ -10,8 +10,7 @@ import (
 	"steerable.dev/sidecar/bench/internal/benchkit"
 )
 
-// What a read_file costs in bytes and in what the model is shown (issue 30
-// item 4): most clients put the text blocks in front of the model, so their
+// What a read_file costs in bytes and in what the model is shown: most clients put the text blocks in front of the model, so their
 // size, not the frame's, is what a result costs in tokens.
 
 // sourceFile is one file the payload rows read.

@@ -3,8 +3,7 @@
 // limit and encoded, against ImageMagick's `convert -resize` of the same
 // file to the same size, interleaved in one run; the text of a 100-page PDF
 // (pages/s) against poppler's pdftotext; the peak RSS of each; and
-// read_file of a 4 KiB text file against the binary before this work
-// (-base), to show the type sniffing costs the text path nothing. A
+// read_file of a 4 KiB text file against a base binary (-base), to show the type sniffing costs the text path nothing. A
 // reference that is not installed prints MISS; a missed target reads MISS
 // and never fails the run.
 package main

@@ -5,7 +5,7 @@ import (
 	"math/rand/v2"
 	"strings"
 
-	"steerable.dev/sidecar/internal/search"
+	"steerable.dev/sidecar/internal/toolsearch"
 )
 
 // syllables build a deterministic vocabulary of a few hundred pseudo-words;
@@ -25,11 +25,11 @@ func vocabulary(n int) []string {
 
 // inventory returns n deferred tools: snake_case or camelCase names from a
 // verb and two nouns, and 8–24-word descriptions.
-func inventory(n int, seed uint64) []search.Doc {
+func inventory(n int, seed uint64) []toolsearch.Doc {
 	rng := rand.New(rand.NewPCG(seed, 1))
 	vocab := vocabulary(600)
 	zipf := rand.NewZipf(rng, 1.1, 2, uint64(len(vocab)-1))
-	docs := make([]search.Doc, n)
+	docs := make([]toolsearch.Doc, n)
 	for i := range docs {
 		v, a, b := verbs[rng.IntN(len(verbs))], vocab[zipf.Uint64()], vocab[zipf.Uint64()]
 		name := fmt.Sprintf("%s_%s_%s_%d", v, a, b, i)
@@ -40,7 +40,7 @@ func inventory(n int, seed uint64) []search.Doc {
 		for j := range words {
 			words[j] = vocab[zipf.Uint64()]
 		}
-		docs[i] = search.Doc{Name: name, Description: strings.Join(words, " ") + "."}
+		docs[i] = toolsearch.Doc{Name: name, Description: strings.Join(words, " ") + "."}
 	}
 	return docs
 }

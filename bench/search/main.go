@@ -2,7 +2,7 @@
 // 60-search): index build, incremental add/remove, search latency in
 // process and as tool.invoke round trips through the binary, and the
 // ready-marker time with host tools registered right after boot. The
-// reference is the independent plain-Go BM25 (internal/search/refbm25): a
+// reference is the independent plain-Go BM25 (internal/toolsearch/refbm25): a
 // brute-force scan over pre-tokenised documents, the floor for latency.
 // Figures are printed, never asserted; a missed target prints MISS.
 package main
@@ -17,8 +17,8 @@ import (
 	"time"
 
 	"steerable.dev/sidecar/bench/internal/benchkit"
-	"steerable.dev/sidecar/internal/search"
-	"steerable.dev/sidecar/internal/search/refbm25"
+	"steerable.dev/sidecar/internal/toolsearch"
+	"steerable.dev/sidecar/internal/toolsearch/refbm25"
 )
 
 func main() {
@@ -80,8 +80,8 @@ func spread(samples []time.Duration) string {
 	return fmt.Sprintf("median of %d [%s – %s]", len(samples), fmtDur(lo), fmtDur(hi))
 }
 
-func inProcess(n int, docs []search.Doc) {
-	an, err := search.NewAnalyzer()
+func inProcess(n int, docs []toolsearch.Doc) {
+	an, err := toolsearch.NewAnalyzer()
 	if err != nil {
 		panic(err)
 	}
@@ -90,10 +90,10 @@ func inProcess(n int, docs []search.Doc) {
 		refDocs[i] = refbm25.Doc{Name: d.Name, Description: d.Description}
 	}
 	var builds, refBuilds []time.Duration
-	var ix *search.Index
+	var ix *toolsearch.Index
 	var corpus *refbm25.Corpus
 	for range 5 {
-		builds = append(builds, timeIt(func() { ix = search.NewIndex(an); ix.Apply(docs, nil) }))
+		builds = append(builds, timeIt(func() { ix = toolsearch.NewIndex(an); ix.Apply(docs, nil) }))
 		refBuilds = append(refBuilds, timeIt(func() { corpus = refbm25.New(refDocs) }))
 	}
 	build, refBuild := benchkit.Median(builds), benchkit.Median(refBuilds)
@@ -107,7 +107,7 @@ func inProcess(n int, docs []search.Doc) {
 	var adds, removes []time.Duration
 	for i, d := range extra {
 		d.Name = fmt.Sprintf("extra_%d_%s", i, d.Name)
-		adds = append(adds, timeIt(func() { ix.Apply([]search.Doc{d}, nil) }))
+		adds = append(adds, timeIt(func() { ix.Apply([]toolsearch.Doc{d}, nil) }))
 		removes = append(removes, timeIt(func() { ix.Apply(nil, []string{d.Name}) }))
 	}
 	row(n, "add one tool p50 (ref: rebuild)", benchkit.Median(adds), refBuild, "p99 "+fmtDur(benchkit.Percentile(adds, 99)))
@@ -116,14 +116,14 @@ func inProcess(n int, docs []search.Doc) {
 	qs := queries(300, uint64(n))
 	var ours, ref []time.Duration
 	for _, q := range qs {
-		ours = append(ours, timeIt(func() { ix.Search(q, search.DefaultLimit) }))
-		ref = append(ref, timeIt(func() { corpus.Rank(q, search.DefaultLimit) }))
+		ours = append(ours, timeIt(func() { ix.Search(q, toolsearch.DefaultLimit) }))
+		ref = append(ref, timeIt(func() { corpus.Rank(q, toolsearch.DefaultLimit) }))
 	}
 	row(n, "search p50 (in process)", benchkit.Median(ours), benchkit.Median(ref), "")
 	row(n, "search p99 (in process)", benchkit.Percentile(ours, 99), benchkit.Percentile(ref, 99), "")
 }
 
-func throughBinary(bin string, n int, docs []search.Doc) error {
+func throughBinary(bin string, n int, docs []toolsearch.Doc) error {
 	s, _, err := spawn(bin)
 	if err != nil {
 		return err
@@ -161,7 +161,7 @@ func throughBinary(bin string, n int, docs []search.Doc) error {
 	corpus := refbm25.New(refDocs)
 	var ref []time.Duration
 	for _, q := range qs {
-		ref = append(ref, timeIt(func() { corpus.Rank(q, search.DefaultLimit) }))
+		ref = append(ref, timeIt(func() { corpus.Rank(q, toolsearch.DefaultLimit) }))
 	}
 	p50 := benchkit.Median(rts)
 	target := ""

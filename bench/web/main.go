@@ -1,4 +1,4 @@
-// Command web measures web_fetch for `make bench` (issue 5): the overhead of
+// Command web measures web_fetch for `make bench`: the overhead of
 // a fetch of a 1 MB page against a plain http.Get of the same page in the
 // same run, HTML-to-Markdown throughput, and peak memory with
 // fetch_max_bytes at its ceiling while the server streams endlessly. All

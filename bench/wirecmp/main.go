@@ -1,5 +1,5 @@
 // Command wirecmp compares two sidecar binaries — a base and a change to
-// the wire — on the rows of issue 24's performance section, in interleaved
+// the wire — on the rows of the wire's performance figures, in interleaved
 // rounds (each round measures both, in alternating order, so a load that
 // changes during the run changes both columns alike):
 //

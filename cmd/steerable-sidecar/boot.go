@@ -74,11 +74,6 @@ type bootError struct{ msg string }
 
 func (e *bootError) Error() string { return e.msg }
 
-// logTimeFormat is RFC 3339 with milliseconds: calls a few milliseconds
-// apart must be told apart in the log (the console format shows the same
-// resolution, parsed from this field).
-const logTimeFormat = "2006-01-02T15:04:05.000Z07:00"
-
 // logFlushWait bounds how long exit waits for queued log lines: a host that
 // never reads stderr must not keep the process alive.
 const logFlushWait = 300 * time.Millisecond
@@ -105,7 +100,9 @@ func newLogger(stderr io.Writer, level, format string) (zerolog.Logger, *logsink
 	default:
 		return zerolog.Logger{}, nil, fmt.Errorf("--log-format %q: use json or console", format)
 	}
-	logTimeOnce.Do(func() { zerolog.TimeFieldFormat = logTimeFormat })
+	// The wire's format: the console format shows the same resolution,
+	// parsed from this field.
+	logTimeOnce.Do(func() { zerolog.TimeFieldFormat = protocol.TimeFormat })
 	sink := logsink.New(stderr, logsink.DefaultLimit, render)
 	return zerolog.New(sink).Level(lvl).With().Timestamp().Logger(), sink, nil
 }

@@ -45,8 +45,8 @@ func TestBuiltinSchemasCompile(t *testing.T) {
 }
 
 // TestLogTimestampsHaveMilliseconds: both formats carry the time to the
-// millisecond (the JSON one used to stop at seconds, and the console one,
-// parsed from it, printed .000 for every line).
+// millisecond (the console one is parsed from the JSON one, so a JSON time
+// in seconds would print .000 for every line).
 func TestLogTimestampsHaveMilliseconds(t *testing.T) {
 	defer func(f func() time.Time) { zerolog.TimestampFunc = f }(zerolog.TimestampFunc)
 	zerolog.TimestampFunc = func() time.Time { return time.Date(2026, 1, 2, 12, 34, 56, 789_000_000, time.Local) }

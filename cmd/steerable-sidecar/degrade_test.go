@@ -15,8 +15,8 @@ import (
 )
 
 // TestDegradeLogsWhatHappens: in serve posture each invalid variable's log
-// line says what the sidecar does about it (issue 10: a bad web variable was
-// logged "using the default" while the web pair was left out).
+// line says what the sidecar does about it: a bad web variable must not be
+// logged "using the default" while the web pair is left out.
 func TestDegradeLogsWhatHappens(t *testing.T) {
 	_, problems := config.Load(map[string]string{
 		"STEERABLE_WEB_FETCH_MAX_REDIRECTS": "99",

@@ -57,9 +57,9 @@ func serveCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	signals.deliver(func() { srv.ShutdownNow(rpc.ReasonSignal) })
 	// Signals stay caught until close has ended every child: a SIGTERM
-	// that arrived during close (after an EOF) used to kill the process
-	// by its default action while a child was between fork and its
-	// parent-death signal, and that child outlived the sidecar.
+	// during close (after an EOF) taking its default action could kill the
+	// process while a child was between fork and its parent-death signal,
+	// and that child would outlive the sidecar.
 	defer signals.stop()
 	defer a.close()
 	if in, ok := stdin.(*os.File); ok {

@@ -13,13 +13,11 @@ import (
 // its children, and a write to a closed stderr only loses the line.
 //
 // serve installs them in the background from its first line: the first
-// signal.Notify starts an OS thread and waits for it once per signal (0.1
-// to 0.4 ms), which then overlaps boot instead of delaying the ready
-// marker. deliver waits for the installation, so once the marker is out a
+// signal.Notify starts an OS thread and waits for it once per signal,
+// which then overlaps boot instead of delaying the ready marker. deliver waits for the installation, so once the marker is out a
 // signal always reaches the server. A SIGTERM or SIGINT that comes before
-// deliver gets the default action, re-raised, as it did when serve caught
-// signals only after boot: a boot stuck on a slow plugin still dies at
-// once.
+// deliver gets the default action, re-raised: a boot stuck on a slow
+// plugin still dies at once.
 type signals struct {
 	installed chan struct{} // closed once Notify has returned
 	term      chan os.Signal

@@ -10,7 +10,7 @@ import (
 // pollable returns f reopened in non-blocking mode when it is a pipe or a
 // socket, so Go reads and writes it through the netpoller. A blocking stdin
 // parks an OS thread in read(2) and every frame then pays the scheduler's
-// hand-off (about 100 µs per round trip here, more with one P). A terminal
+// hand-off. A terminal
 // is left alone: its open file description is shared with the shell, which
 // must not inherit non-blocking mode when the sidecar exits.
 func pollable(f *os.File) *os.File {

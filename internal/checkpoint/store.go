@@ -146,8 +146,9 @@ func (s *Store) load() error {
 func segName(id int64) string { return fmt.Sprintf("seg-%016x.log", id) }
 
 func segID(name string) (int64, bool) {
-	hexID, ok := strings.CutPrefix(name, "seg-")
-	if hexID, ok = strings.CutSuffix(hexID, ".log"); !ok || len(hexID) != 16 {
+	hexID, okPrefix := strings.CutPrefix(name, "seg-")
+	hexID, okSuffix := strings.CutSuffix(hexID, ".log")
+	if !okPrefix || !okSuffix || len(hexID) != 16 {
 		return 0, false
 	}
 	id, err := strconv.ParseInt(hexID, 16, 64)

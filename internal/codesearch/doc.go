@@ -68,7 +68,7 @@
 // expression only on the lines that hold it; line numbers are counted only
 // for hits that are kept. Go's regexp has no DFA, so an expression without
 // such a literal is first run through a lazy DFA built from the same
-// program (dfa.go: about 2 ns a byte, less where it stays idle), which
+// program (dfa.go), which
 // finds the lines that can match; the regexp runs on those lines only, so
 // every hit is still the regexp's. Where only one byte is required and few
 // lines hold it, that byte is found first and the DFA checks its lines. A

@@ -157,9 +157,7 @@ func TestGlobPruningKeepsMatches(t *testing.T) {
 			}
 		}
 		var got []string
-		for _, f := range ourFiles(t, e, "", p) {
-			got = append(got, f)
-		}
+		got = append(got, ourFiles(t, e, "", p)...)
 		if diff := cmp.Diff(all, got); diff != "" {
 			t.Errorf("%q (-unpruned +pruned):\n%s", p, diff)
 		}

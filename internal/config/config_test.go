@@ -149,7 +149,7 @@ func TestVarsTableListsEveryVariable(t *testing.T) {
 	}
 }
 
-// TestSearchKeyBlankIsNoKey: a key of blanks is no key (issue 10): it falls
+// TestSearchKeyBlankIsNoKey: a key of blanks is no key: it falls
 // through to TAVILY_API_KEY, and alone it leaves web_search unregistered
 // instead of registering Tavily with an empty key.
 func TestSearchKeyBlankIsNoKey(t *testing.T) {

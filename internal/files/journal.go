@@ -13,7 +13,7 @@ import (
 )
 
 // The rollback journal makes a multi-file Commit atomic across a crash
-// (issue 10: a SIGKILL during the renames left 5 of 10 files patched).
+// (SPEC §4.1: a SIGKILL during the renames must not leave some files patched).
 // After staging and before the first rename, Commit writes a transaction
 // directory in the journal directory of its workspace: a manifest of every
 // change (its staged file, the backup name of a file it deletes, digests of

@@ -8,9 +8,8 @@ import (
 
 // chunks pools the chunkSize buffers of the streaming paths (the hash pipe
 // of ScanText, Hash), so streaming a large file allocates them once per
-// process instead of once per call (issue 12: four fresh 256 KiB buffers
-// for every read, even of a 4 KiB file, left the garbage collector on top of
-// the profile). Pointers are pooled, so that Put does not allocate.
+// process instead of once per call: fresh 256 KiB buffers for every read,
+// even of a 4 KiB file, would keep the garbage collector busy. Pointers are pooled, so that Put does not allocate.
 var chunks = sync.Pool{New: func() any {
 	b := make([]byte, chunkSize)
 	return &b

@@ -37,7 +37,7 @@ type ScanOptions struct {
 
 // smallFile is the largest file ScanText reads whole: below it a second
 // goroutine and the pipe's buffers cost more than the overlap of hashing
-// and checking saves, and the text needs no copy (issue 12).
+// and checking saves, and the text needs no copy.
 const smallFile = 1 << 20
 
 // Text is what ScanText saw.

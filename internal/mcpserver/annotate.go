@@ -44,7 +44,7 @@ func toolOf(d protocol.ToolDescriptor, localNetwork bool, results string) (*mcp.
 // oneShotNote says once, in read_file's description, how a client that
 // opens a session per call (the Inspector's CLI, a script) passes the
 // read-before-write gate, which the writers' descriptions only name: an
-// MCP session's read state ends with the session (issue 30 item 3).
+// MCP session's read state ends with the session.
 const oneShotNote = " Writers refuse an existing file this MCP session has not read: a client that opens a new session " +
 	"for each call passes the version read_file returned as expectedVersion to write_file, edit_file or notebook_edit; " +
 	"apply_patch needs the read in its own session (a trusted script may instead run the server with " +

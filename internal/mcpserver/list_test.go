@@ -299,7 +299,7 @@ func TestEveryBuiltinHasATitle(t *testing.T) {
 }
 
 // TestReadBeforeWriteIsSaidOnce: the one-shot note is in read_file's
-// description and in no other listed tool's (issue 30 item 3).
+// description and in no other listed tool's.
 func TestReadBeforeWriteIsSaidOnce(t *testing.T) {
 	h := newHarness(t, setup{client: mcp.ClientOptions{ElicitationHandler: acceptAll}})
 	res, err := h.cs.ListTools(testCtx(t), nil)

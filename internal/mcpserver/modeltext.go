@@ -9,7 +9,7 @@ import (
 )
 
 // modelText is the text a model reads for a built-in tool's successful
-// result, in the form it reads best (issue 30 item 1): a file's text under
+// result, in the form it reads best: a file's text under
 // a one-line header, one path per line, labelled exit code and streams.
 // The data fields the text carries (modelMoved) then leave
 // structuredContent, so the large payload is not sent twice. ok is false

@@ -42,7 +42,7 @@ func OfString(s string) string {
 const hashStep = 4 << 20
 
 // OfStringContext is OfString for a content large enough that hashing it
-// takes longer than a cancel should wait (64 MiB: about 50 ms): it checks
+// takes longer than a cancel should wait: it checks
 // ctx every hashStep bytes and stops with its error.
 func OfStringContext(ctx context.Context, s string) (string, error) {
 	h := NewHasher()

@@ -8,7 +8,7 @@ import (
 	"steerable.dev/sidecar/protocol"
 )
 
-// Backpressure (SPEC §1 "Concurrency"; issue 10). A host may pipeline as
+// Backpressure (SPEC §1 "Concurrency"). A host may pipeline as
 // many requests as it likes; what the sidecar holds for them is bounded:
 //
 //   - at most MaxInflight tool calls run at once, each in its goroutine;

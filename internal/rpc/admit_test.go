@@ -113,9 +113,8 @@ func TestFullQueueNeverDeadlocksOnReverseCalls(t *testing.T) {
 // TestFloodStaysBounded: with every slot taken, a host that pipelines
 // thousands of small requests (or 1 MiB ones) costs the sidecar bounded
 // memory: the queue holds a few, the pipe holds the rest until they are
-// answered busy. (It used to be a goroutine, a context and a frame per
-// request. make bench measures the real binary's RSS with 200,000 tiny and
-// 400 × 1 MiB requests.)
+// answered busy, never a goroutine, a context and a frame per request.
+// (make bench measures the real binary's RSS under a flood.)
 func TestFloodStaysBounded(t *testing.T) {
 	for _, tc := range []struct {
 		name string

@@ -7,7 +7,7 @@ import (
 	"steerable.dev/sidecar/protocol"
 )
 
-// TestPerCallAllocations keeps the per-call path from regrowing (issue 12):
+// TestPerCallAllocations keeps the per-call path from regrowing:
 // one round trip through the whole server — frame reader, dispatcher,
 // params, the tool pipeline, reply — for system.ping and for tool.invoke of
 // a tool that does nothing. The ceilings are loose (about twice today's

@@ -130,9 +130,9 @@ func (d *dispatcher) serve(c *call) {
 	// The slot is released only once the reply is queued: a host that does
 	// not read stdout then holds at most MaxInflight replies waiting for the
 	// bounded output queue (plus the request queue), and the read loop
-	// pauses, then answers busy (issue 24 item 5). Released before the
-	// reply, every finished call freed its slot for the next one, and 8000
-	// flooded requests became 8000 goroutines holding their replies.
+	// pauses, then answers busy (SPEC §1 "Concurrency"). Released before
+	// the reply, every finished call would free its slot for the next one,
+	// and a flood would become as many goroutines holding their replies.
 	d.release(c)
 	if err == nil && c.m.afterReply != nil {
 		c.m.afterReply(d.srv)

@@ -32,13 +32,10 @@
 //     wait. stdout carries frames only; logs go to stderr.
 //   - peer.go, host.go: the sidecar's own requests to the host.
 //
-// Two fast paths stay because they pay (issue 24 item 8; bench/wirecmp,
-// 5 interleaved rounds, with against without, on 2 loaded cores):
-// answering system.ping on the read loop keeps 64 pipelined pings at 88%
-// of a bare echo loop's rate, against 45% through a worker; reusing idle
-// workers (dispatcher.go's start) keeps read_file of 4 KiB at 138 µs p50
-// and 7.5k calls/s with 64 in flight, against 234 µs and 6.0k with a new
-// goroutine per call.
+// Two fast paths stay because they pay (bench/wirecmp compares with and
+// without, in interleaved rounds): answering system.ping on the read loop
+// spares pipelined pings a hand-off to a worker, and reusing idle workers
+// (dispatcher.go's start) spares each tool call a new goroutine.
 //
 // # Requests
 //

@@ -6,17 +6,25 @@ import (
 	"steerable.dev/sidecar/protocol"
 )
 
+// ReadState is the session's read state the read_state.* methods act on
+// (SPEC §4.1 "Resume"). Resume's errors are the host's mistakes (invalid
+// params).
+type ReadState interface {
+	Resume(p protocol.ReadStateSeedParams) (protocol.ReadStateSeedResult, error)
+	Versions() protocol.ReadStateGetResult
+}
+
 // readStateSeed answers read_state.seed: rebuild the session's read state
 // after a restart from the host's record (SPEC §4.1 "Resume").
 func readStateSeed(_ context.Context, s *Server, p protocol.ReadStateSeedParams) (any, error) {
 	if s.svc.ReadState == nil {
 		return nil, errNoReadState
 	}
-	res, err := s.svc.ReadState.Seed(p.State, p.Messages)
+	res, err := s.svc.ReadState.Resume(p)
 	if err != nil {
 		return nil, protocol.Errorf(protocol.CodeInvalidParams, "%v", err)
 	}
-	return protocol.ReadStateSeedResult{Seeded: res.Seeded, Skipped: res.Skipped}, nil
+	return res, nil
 }
 
 // readStateGet answers read_state.get: every tracked path and its version.
@@ -24,7 +32,7 @@ func readStateGet(_ context.Context, s *Server) (any, error) {
 	if s.svc.ReadState == nil {
 		return nil, errNoReadState
 	}
-	return protocol.ReadStateGetResult{State: s.svc.ReadState.Snapshot()}, nil
+	return s.svc.ReadState.Versions(), nil
 }
 
 var errNoReadState = protocol.Errorf(protocol.CodePolicyDenied, "this sidecar has no file tools, so it keeps no read state")

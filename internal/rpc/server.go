@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"reflect"
 	"runtime"
 	"runtime/debug"
 	"sync"
@@ -14,8 +15,6 @@ import (
 	"github.com/rs/zerolog"
 	"github.com/sourcegraph/jsonrpc2"
 
-	"steerable.dev/sidecar/internal/readstate"
-	"steerable.dev/sidecar/internal/shellsession"
 	"steerable.dev/sidecar/internal/todo"
 	"steerable.dev/sidecar/internal/tools"
 	"steerable.dev/sidecar/internal/wire"
@@ -59,12 +58,12 @@ type Services struct {
 	Checks func(settle bool) map[string]protocol.Check
 	// ReadState is the session's read state (read_state.seed/get); nil
 	// refuses those methods.
-	ReadState *readstate.Store
+	ReadState ReadState
 	// Plugins answers plugin.*; nil means no plugin source is configured.
 	Plugins Plugins
 	// Sessions are bash_session's shells (session.list, session.close);
 	// nil refuses those methods.
-	Sessions *shellsession.Manager
+	Sessions Sessions
 	// Todos is todo_write's list (todo.list); nil refuses the method.
 	Todos *todo.Store
 	// Checkpoints answers checkpoint.* and tool.undo; nil refuses them.
@@ -136,6 +135,8 @@ func NewServer(opts Options, svc Services, peer *Peer) (*Server, error) {
 	if opts.MaxInflight < 1 || opts.MaxFrameBytes < 1 {
 		return nil, fmt.Errorf("MaxInflight and MaxFrameBytes must be positive")
 	}
+	svc.ReadState = absent(svc.ReadState)
+	svc.Sessions = absent(svc.Sessions)
 	s := &Server{
 		opts: opts, svc: svc, peer: peer, log: opts.Log, started: time.Now(), pid: os.Getpid(),
 		stop: make(chan string, 1), now: make(chan string, 1),
@@ -147,6 +148,17 @@ func NewServer(opts Options, svc Services, peer *Peer) (*Server, error) {
 	s.opts = opts
 	s.d = newDispatcher(s, newLimits(opts.MaxInflight), opts.Log)
 	return s, nil
+}
+
+// absent turns a nil pointer held in a service interface into a nil
+// interface, so the "not configured" refusals see it: callers hand over
+// their *Store or *Manager whether or not it was built.
+func absent[I any](v I) I {
+	if rv := reflect.ValueOf(v); rv.Kind() == reflect.Pointer && rv.IsNil() {
+		var zero I
+		return zero
+	}
+	return v
 }
 
 // Serve runs the connection until shutdown and returns the reason. It
@@ -213,7 +225,7 @@ const warmDelay = 5 * time.Millisecond
 // drain stops accepting work and lets in-flight calls finish within the
 // grace period; a shutdown_now during the drain cuts it short. At the end
 // of the input nothing more can arrive, and what was read before it is
-// served as if the input were still open (issue 31: `echo '{…ping}' |
+// served as if the input were still open (SPEC §1: `echo '{…ping}' |
 // steerable-sidecar` answers an ordinary ping, not shutting_down).
 func (s *Server) drain(reason string) {
 	if reason != ReasonEOF {

@@ -2,24 +2,24 @@ package rpc
 
 import (
 	"context"
-	"errors"
-	"time"
 
-	"steerable.dev/sidecar/internal/shellsession"
 	"steerable.dev/sidecar/protocol"
 )
+
+// Sessions are bash_session's shells the session.* methods act on (SPEC
+// §2). HostClose's errors are *protocol.Error: invalid params (with the
+// live ids as data) for an id that names no session.
+type Sessions interface {
+	Records() []protocol.SessionRecord
+	HostClose(id string) (protocol.SessionRecord, error)
+}
 
 // sessionList answers session.list: bash_session's shells, for a host UI.
 func sessionList(_ context.Context, s *Server) (any, error) {
 	if s.svc.Sessions == nil {
 		return nil, errNoSessions
 	}
-	infos := s.svc.Sessions.List()
-	out := protocol.SessionListResult{Sessions: make([]protocol.SessionRecord, 0, len(infos))}
-	for _, in := range infos {
-		out.Sessions = append(out.Sessions, sessionRecord(in))
-	}
-	return out, nil
+	return protocol.SessionListResult{Sessions: s.svc.Sessions.Records()}, nil
 }
 
 // sessionClose answers session.close: the host ends one session, killing
@@ -33,33 +33,12 @@ func sessionClose(_ context.Context, s *Server, p protocol.SessionCloseParams) (
 	if id == "" {
 		return nil, protocol.Errorf(protocol.CodeInvalidParams, "session.close needs sessionId: the session to end, as bash_session's result names it (session.list lists them)")
 	}
-	in, err := s.svc.Sessions.Info(id)
-	if err == nil {
-		var res shellsession.Result
-		res, err = s.svc.Sessions.End(id, "was closed by the host (session.close)", 1000)
-		in.Exited, in.ExitCode = res.Exited, res.ExitCode
+	rec, err := s.svc.Sessions.HostClose(id)
+	if err != nil {
+		return nil, err
 	}
-	var unknown *shellsession.UnknownError
-	switch {
-	case errors.As(err, &unknown):
-		return nil, protocol.Errorf(protocol.CodeInvalidParams, "%v", err).WithData("sessions", append([]string{}, unknown.Live...))
-	case err != nil:
-		return nil, protocol.Errorf(protocol.CodePolicyDenied, "%v", err)
-	}
-	return protocol.SessionCloseResult{Session: sessionRecord(in)}, nil
+	return protocol.SessionCloseResult{Session: rec}, nil
 }
-
-func sessionRecord(in shellsession.Info) protocol.SessionRecord {
-	r := protocol.SessionRecord{ID: in.ID, Command: in.Command, Exited: in.Exited,
-		StartedAt: wireTime(in.StartedAt), LastActivity: wireTime(in.LastActivity)}
-	if in.Exited {
-		code := in.ExitCode
-		r.ExitCode = &code
-	}
-	return r
-}
-
-func wireTime(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000Z07:00") }
 
 var errNoSessions = protocol.Errorf(protocol.CodePolicyDenied,
 	"this sidecar has no shell sessions (bash_session is not registered: no sandbox, or STEERABLE_MAX_SESSIONS=0)")

@@ -1,5 +1,5 @@
 // Package runcode runs model-written Python that calls the other tools
-// (run_code, SPEC §4.6 as amended by issue 13). A model that needs twenty
+// (run_code, SPEC §4.6). A model that needs twenty
 // file reads, a loop and a filter writes one short program instead of
 // twenty round trips through the model; every tool the program calls still
 // goes through the sidecar's one dispatch pipeline (schema check, approval,

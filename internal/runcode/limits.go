@@ -5,7 +5,7 @@ import (
 	"time"
 )
 
-// Limits bound one program (SPEC §4.6, issue 13). cmd fills them from the
+// Limits bound one program (SPEC §4.6). cmd fills them from the
 // Config; zero fields take the defaults.
 type Limits struct {
 	// MaxCalls is how many nested tool calls one program may make

@@ -194,10 +194,10 @@ func TestSidecarSIGKILLLeavesNoChildren(t *testing.T) {
 	}
 }
 
-// Issue 11, item 7: a sidecar SIGKILLed in the first milliseconds of a
-// bwrap call (before bwrap armed --die-with-parent) left the command
-// running in 6 of 40 tries. bwrap now runs as the init of the launcher's
-// PID namespace, whose parent-death signal is armed before bwrap starts.
+// A sidecar SIGKILLed in the first milliseconds of a bwrap call (before
+// bwrap arms --die-with-parent) must not leave the command running (SPEC
+// §4.2): bwrap runs as the init of the launcher's PID namespace, whose
+// parent-death signal is armed before bwrap starts.
 func TestSidecarSIGKILLInBwrapsStartWindow(t *testing.T) {
 	backendFor(t, "bwrap")
 	exe, _ := os.Executable()

@@ -18,7 +18,7 @@ const (
 	// sidecar's environment minus credentials, or with
 	// STEERABLE_SANDBOX_ENV=core only the core set (EnvRules).
 	EnvScrubbed EnvPolicy = iota
-	// EnvAllowlist is run_code's policy (SPEC §4.6, as amended by issue 13):
+	// EnvAllowlist is run_code's policy (SPEC §4.6):
 	// only the variables an interpreter needs, plus
 	// PYTHONDONTWRITEBYTECODE=1. An allowlist, because Python code can
 	// reach os.environ whatever imports are blocked. PYTHONPATH is not on

@@ -10,8 +10,8 @@ import (
 	"steerable.dev/sidecar/internal/sandbox/launch"
 )
 
-// plantedSecrets are 25 credentials as real environments spell them; the
-// suffix-only scrubbing of issue 4 let 13 of them through.
+// plantedSecrets are 25 credentials as real environments spell them;
+// suffix-only scrubbing lets 13 of them through.
 var plantedSecrets = map[string]string{
 	"OPENAI_API_KEY": "sk-1", "ANTHROPIC_API_KEY": "sk-2", "GITHUB_TOKEN": "gh-3", "AWS_SECRET_ACCESS_KEY": "aws-4",
 	"AWS_SESSION_TOKEN": "aws-5", "CLIENT_SECRET": "cs-6", "DB_PASSWORD": "db-7", "STEERABLE_WEB_SEARCH_API_KEY": "tv-8",

@@ -14,8 +14,8 @@ import (
 	"steerable.dev/sidecar/internal/sandbox/sandboxtest"
 )
 
-// Escape A of issue 11: a root sidecar's command wrote kernel settings
-// through bwrap's fresh /proc (core_pattern pointing at a workspace script
+// Escape A (SPEC §4.2): a root sidecar's command must not write kernel
+// settings through bwrap's fresh /proc (core_pattern pointing at a workspace script
 // is code execution as root outside the sandbox). Writing
 // vm.overcommit_ratio with its own value must fail under every confining
 // backend, and the command must not be uid 0 under bwrap nor able to set
@@ -46,8 +46,8 @@ func TestKernelKnobsAreReadOnly(t *testing.T) {
 // need one mode).
 type exactly struct{ Backend }
 
-// Escape B of issue 11: with the binary in the workspace, a call replaced
-// it with a script and the next landlock call ran unconfined. The re-exec
+// Escape B (SPEC §4.2): with the binary in the workspace, a call may
+// replace it with a script; the next landlock call must not run unconfined. The re-exec
 // mode starts the helper from the descriptor taken at boot, so replacing
 // the file changes nothing.
 func TestReexecUsesTheBootDescriptor(t *testing.T) {
@@ -131,7 +131,7 @@ func TestLandlockFallsBackToTheReexecHelper(t *testing.T) {
 }
 
 // A backend named in STEERABLE_SANDBOX that does not work refuses every
-// command; it never runs one unconfined (issue 11, item 6).
+// command; it never runs one unconfined (SPEC §4.2).
 func TestNamedBackendFailsClosed(t *testing.T) {
 	s, err := Open(context.Background(), Options{Choice: "bwrap", Workspace: sandboxtest.RealTempDir(t), TempParent: sandboxtest.RealTempDir(t),
 		Backends: []Backend{NewBwrap("/nonexistent/bwrap")}})

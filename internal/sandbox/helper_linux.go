@@ -60,7 +60,7 @@ func parseHelperArgs(args []string) (int, Policy, []string, error) {
 	}
 	target := fs.Args()
 	if len(target) < 2 {
-		return 0, p, nil, errors.New("usage: --abi N [--rw DIR]... [--deny PATH]... [--tty PATH] [--net] [--unix] -- PATH ARGV0 [ARG]...")
+		return 0, p, nil, errors.New("usage: --abi N [--rw DIR]... [--deny PATH]... [--tty PATH] [--net] [--unix] -- PATH ARGV0 [ARG ...]")
 	}
 	return *abi, p, target, nil
 }

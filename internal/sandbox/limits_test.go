@@ -15,7 +15,7 @@ import (
 	"steerable.dev/sidecar/internal/sandbox/sandboxtest"
 )
 
-// The attacks of issue 11, item 5: a fork bomb and a 3 GiB allocation,
+// Two resource attacks (SPEC §4.2): a fork bomb and a 3 GiB allocation,
 // under every backend. The per-call cgroup stops both and says which
 // limit was hit; the sidecar (this test) stays responsive.
 func TestLimitsStopAForkBombAndAHugeAllocation(t *testing.T) {

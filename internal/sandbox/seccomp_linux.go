@@ -125,7 +125,7 @@ var keyringSyscalls = []uint32{unix.SYS_KEYCTL, unix.SYS_ADD_KEY, unix.SYS_REQUE
 //     when the mode has the set-user-ID or set-group-ID bit: Landlock does
 //     not govern a file's metadata, so a root sidecar's command could
 //     otherwise make a root-owned program outside the writable roots
-//     setuid (issue 23 item 6). Nothing a command legitimately runs needs
+//     setuid (SPEC §4.2). Nothing a command legitimately runs needs
 //     a setuid bit, and only the sidecar's user's files could get one.
 //
 // A syscall made through another architecture's entry point kills the

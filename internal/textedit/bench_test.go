@@ -5,7 +5,7 @@ import (
 	"testing"
 )
 
-// The repeated-lines case of issue 10: 300,000 identical lines against a
+// The repeated-lines case: 300,000 identical lines against a
 // 3,000-line oldText (or hunk) whose last line differs, so every position
 // matches all but one line, and the same with the last line kept, so that
 // every position matches.

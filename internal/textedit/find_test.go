@@ -105,9 +105,8 @@ func TestLinePatternScan(t *testing.T) {
 	}
 }
 
-// TestRepeatedLinesAreLinear is the case of issue 10 at a size that a
-// quadratic matcher cannot finish within the test's deadline (it took
-// minutes), while a linear one takes milliseconds. The deadline is a guard
+// TestRepeatedLinesAreLinear is the repeated-lines case at a size that a
+// quadratic matcher cannot finish within the test's deadline, while a linear one takes milliseconds. The deadline is a guard
 // against hanging, not a timing assertion: the figures are in the
 // benchmarks.
 func TestRepeatedLinesAreLinear(t *testing.T) {

@@ -10,7 +10,7 @@ import (
 	"sync/atomic"
 	"unicode/utf8"
 
-	"steerable.dev/sidecar/internal/search"
+	search "steerable.dev/sidecar/internal/toolsearch"
 	"steerable.dev/sidecar/protocol"
 )
 

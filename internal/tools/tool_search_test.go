@@ -14,7 +14,7 @@ import (
 	"github.com/rs/zerolog"
 
 	sidecar "steerable.dev/sidecar"
-	"steerable.dev/sidecar/internal/search"
+	search "steerable.dev/sidecar/internal/toolsearch"
 	"steerable.dev/sidecar/protocol"
 )
 

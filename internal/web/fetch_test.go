@@ -427,9 +427,9 @@ func TestFetchConcurrent(t *testing.T) {
 }
 
 // TestFetchRedirectionWithoutPage: a 3xx that web_fetch cannot follow is an
-// error naming the status and what is missing, never a page (issue 10: a
-// 302 without Location, a 304 or a 300 came back as success with the
-// redirect's body as content).
+// error naming the status and what is missing, never a page (a 302
+// without Location, a 304 or a 300 is not a success with the redirect's
+// body as content).
 func TestFetchRedirectionWithoutPage(t *testing.T) {
 	s := newServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		q := r.URL.Query()

@@ -86,7 +86,7 @@ func TestPolicyCheckURL(t *testing.T) {
 }
 
 // TestPolicyEntrySpellings: the list spellings a user pastes from other
-// tools (issue 10: 'example.com, .docs.python.org ' dropped both web tools).
+// tools ('example.com, .docs.python.org ' must not drop both web tools).
 // want is the canonical list, or refused is a substring of the error, which
 // names the entry as written.
 func TestPolicyEntrySpellings(t *testing.T) {
@@ -97,7 +97,7 @@ func TestPolicyEntrySpellings(t *testing.T) {
 		refused string
 	}{
 		{"leading dot", []string{".docs.python.org"}, []string{"docs.python.org"}, ""},
-		{"issue 10 list", []string{"example.com", " .docs.python.org "}, []string{"example.com", "docs.python.org"}, ""},
+		{"pasted list", []string{"example.com", " .docs.python.org "}, []string{"example.com", "docs.python.org"}, ""},
 		{"tabs and newlines", []string{"\t.Example.COM.\n"}, []string{"example.com"}, ""},
 		{"unicode spaces", []string{"\u00a0example.com\u3000", "\u2003.example.org\u2009"}, []string{"example.com", "example.org"}, ""},
 		{"invisible characters ignored by IDNA", []string{"\u200bexample.com", "\ufeffexample.org"}, []string{"example.com", "example.org"}, ""},

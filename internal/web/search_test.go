@@ -354,7 +354,7 @@ func TestSearchThroughProxy(t *testing.T) {
 }
 
 // TestSearcherBlankQuery: a query of blanks is refused before the provider
-// and the session cap (issue 10: web_search {query:"   "} reached the
+// and the session cap (web_search {query:"   "} never reaches the
 // provider); a padded query is searched trimmed.
 func TestSearcherBlankQuery(t *testing.T) {
 	cfg := testConfig()

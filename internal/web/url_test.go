@@ -27,7 +27,7 @@ func TestParseURL(t *testing.T) {
 		{"https://bücher.example/", want{"https://xn--bcher-kva.example/", "xn--bcher-kva.example", "443", ""}},
 		{"https://xn--bcher-kva.example/", want{"https://xn--bcher-kva.example/", "xn--bcher-kva.example", "443", ""}},
 		{"https://ＥＸＡＭＰＬＥ.com/", want{"https://example.com/", "example.com", "443", ""}}, // fullwidth mapped (UTS #46)
-		// The other full stops are dots, the root label one too (issue 10).
+		// The other full stops are dots, the root label one too.
 		{"https://docs\u3002example.com\uff0e/", want{"https://docs.example.com/", "docs.example.com", "443", ""}},
 		{"https://example.com\uff61/", want{"https://example.com/", "example.com", "443", ""}},
 		// Encoded spaces are fine; raw ones are not.

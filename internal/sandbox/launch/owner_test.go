@@ -29,7 +29,7 @@ func deadTag(t *testing.T) string {
 	return tag
 }
 
-// Issue 10: session temp dirs leaked by SIGKILLed sidecars are removed at
+// Session temp dirs leaked by SIGKILLed sidecars are removed at
 // the next start — only those whose owner is provably gone. A live
 // sidecar's dir (many run at once), one of another PID namespace, another
 // user's, and one without a tag (older versions) stay.

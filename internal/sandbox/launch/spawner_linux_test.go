@@ -54,7 +54,7 @@ func TestSpawnerReusesItsThreads(t *testing.T) {
 
 // onOwnThread never runs f on the main thread, and a goroutine that lands
 // there hands over at once, even with one P: the main thread's next
-// goroutine is then the new one, and the handover used to spin on it.
+// goroutine is then the new one, and the handover must not spin on it.
 func TestOnOwnThreadLeavesTheMainThreadWithOneP(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
 	for i := range 200 {

@@ -1,10 +1,12 @@
-package sidecar
+package readstate_test
 
 import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"testing"
+
+	sidecar "steerable.dev/sidecar"
 )
 
 func TestContractVersionVectors(t *testing.T) {
@@ -16,7 +18,7 @@ func TestContractVersionVectors(t *testing.T) {
 			} `json:"vectors"`
 		} `json:"version"`
 	}
-	if err := json.Unmarshal(Contract, &c); err != nil {
+	if err := json.Unmarshal(sidecar.Contract, &c); err != nil {
 		t.Fatal(err)
 	}
 	if c.Version.Algorithm != "sha256" || len(c.Version.Vectors) < 5 {

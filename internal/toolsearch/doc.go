@@ -1,4 +1,4 @@
-// Package search is the ranking behind tool_search (SPEC §4.4): an
+// Package toolsearch is the ranking behind tool_search (SPEC §4.4): an
 // identifier-aware analysis chain built from bleve's analysis packages, an
 // in-memory term index that is updated in place, and textbook BM25 computed
 // from its term statistics.
@@ -26,7 +26,7 @@
 //  4. token filter lowerFold: the simple lowercase mapping, with
 //     final sigma ς written as σ so that ΟΔΟΣ, οδος and οδοσ are one term.
 //
-// Three stock pieces were measured and replaced, because they deviate from
+// Three stock pieces are replaced, because they deviate from
 // the rules of SPEC §4.4: bleve's "unicode" tokenizer (UAX #29 over old
 // Unicode tables) drops Thai, Lao, Khmer and Myanmar text and about 27,000
 // letters added to Unicode since, and keeps "read_file" and "file.read"
@@ -53,4 +53,4 @@
 //
 // Updates (Apply) analyse outside the lock and then swap postings under it,
 // so a search sees a re-registration either entirely or not at all.
-package search
+package toolsearch

@@ -1,4 +1,4 @@
-package search
+package toolsearch
 
 import (
 	"encoding/json"
@@ -9,7 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	sidecar "steerable.dev/sidecar"
-	"steerable.dev/sidecar/internal/search/refbm25"
+	"steerable.dev/sidecar/internal/toolsearch/refbm25"
 )
 
 // toolSearchContract is the "toolSearch" section of tool_contract.json.

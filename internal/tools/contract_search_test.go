@@ -1,4 +1,4 @@
-package sidecar
+package tools_test
 
 import (
 	"encoding/json"
@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	sidecar "steerable.dev/sidecar"
 	"steerable.dev/sidecar/internal/codesearch"
 	"steerable.dev/sidecar/internal/config"
 	"steerable.dev/sidecar/protocol"
@@ -59,7 +60,7 @@ func loadSearchContract(t *testing.T) searchContract {
 	var c struct {
 		SearchTools searchContract `json:"searchTools"`
 	}
-	if err := json.Unmarshal(Contract, &c); err != nil {
+	if err := json.Unmarshal(sidecar.Contract, &c); err != nil {
 		t.Fatal(err)
 	}
 	return c.SearchTools

@@ -1,4 +1,4 @@
-package sidecar
+package tools_test
 
 import (
 	"context"
@@ -13,6 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/rs/zerolog"
 
+	sidecar "steerable.dev/sidecar"
 	"steerable.dev/sidecar/internal/files"
 	"steerable.dev/sidecar/internal/readstate"
 	"steerable.dev/sidecar/internal/textedit"
@@ -67,7 +68,7 @@ func loadFileContract(t *testing.T) fileContract {
 	var c struct {
 		FileTools fileContract `json:"fileTools"`
 	}
-	if err := json.Unmarshal(Contract, &c); err != nil {
+	if err := json.Unmarshal(sidecar.Contract, &c); err != nil {
 		t.Fatal(err)
 	}
 	if len(c.FileTools.Tools) != 5 {

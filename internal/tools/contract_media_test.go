@@ -1,4 +1,4 @@
-package sidecar
+package tools_test
 
 import (
 	"encoding/json"
@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	sidecar "steerable.dev/sidecar"
 	"steerable.dev/sidecar/internal/mediatest"
 	"steerable.dev/sidecar/internal/todo"
 	"steerable.dev/sidecar/internal/tools"
@@ -24,7 +25,7 @@ func TestContractReadKinds(t *testing.T) {
 			ReadKinds map[string]json.RawMessage `json:"readKinds"`
 		} `json:"fileTools"`
 	}
-	if err := json.Unmarshal(Contract, &c); err != nil {
+	if err := json.Unmarshal(sidecar.Contract, &c); err != nil {
 		t.Fatal(err)
 	}
 	type kind struct {
@@ -44,7 +45,7 @@ func TestContractReadKinds(t *testing.T) {
 		kinds[name] = k
 	}
 	_, d, dir := fileTools(t)
-	nb, _ := os.ReadFile("internal/notebook/testdata/sample.ipynb")
+	nb, _ := os.ReadFile("../notebook/testdata/sample.ipynb")
 	os.WriteFile(dir+"/a.png", mediatest.PNG(mediatest.Gradient(40, 30)), 0o644)
 	os.WriteFile(dir+"/a.pdf", mediatest.PDF(mediatest.PDFOptions{Pages: 2}), 0o644)
 	os.WriteFile(dir+"/a.ipynb", nb, 0o644)
@@ -90,7 +91,7 @@ func TestContractTodo(t *testing.T) {
 			} `json:"item"`
 		} `json:"todoTools"`
 	}
-	if err := json.Unmarshal(Contract, &c); err != nil {
+	if err := json.Unmarshal(sidecar.Contract, &c); err != nil {
 		t.Fatal(err)
 	}
 	l := c.TodoTools.Limits

@@ -1,4 +1,4 @@
-package sidecar
+package tools_test
 
 import (
 	"context"
@@ -14,6 +14,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/rs/zerolog"
 
+	sidecar "steerable.dev/sidecar"
 	"steerable.dev/sidecar/internal/files"
 	"steerable.dev/sidecar/internal/sandbox"
 	"steerable.dev/sidecar/internal/shellsession"
@@ -48,7 +49,7 @@ func loadSessionContract(t *testing.T) sessionContract {
 	var c struct {
 		SessionTools sessionContract `json:"sessionTools"`
 	}
-	if err := json.Unmarshal(Contract, &c); err != nil {
+	if err := json.Unmarshal(sidecar.Contract, &c); err != nil {
 		t.Fatal(err)
 	}
 	if len(c.SessionTools.Tools) != 2 {

@@ -1,4 +1,4 @@
-package search
+package toolsearch
 
 import (
 	"testing"
@@ -10,7 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
-	"steerable.dev/sidecar/internal/search/refbm25"
+	"steerable.dev/sidecar/internal/toolsearch/refbm25"
 )
 
 func newTestAnalyzer(t testing.TB) *Analyzer {

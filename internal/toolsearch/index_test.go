@@ -1,4 +1,4 @@
-package search
+package toolsearch
 
 import (
 	"fmt"
@@ -10,7 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
-	"steerable.dev/sidecar/internal/search/refbm25"
+	"steerable.dev/sidecar/internal/toolsearch/refbm25"
 )
 
 var testDocs = []Doc{
@@ -244,8 +244,8 @@ func TestConcurrentSearchesDuringUpdates(t *testing.T) {
 }
 
 // TestSearchCamelCaseBrands: a camelCase word is indexed and queried whole
-// as well as split (issue 10: the query GitHub became git + hub and missed
-// every mcp__github__* tool).
+// as well as split, so the query GitHub (not only git + hub) finds every
+// mcp__github__* tool.
 func TestSearchCamelCaseBrands(t *testing.T) {
 	docs := []Doc{
 		{"mcp__github__create_issue", "Create an issue."},
