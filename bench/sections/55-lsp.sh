@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Code intelligence: edit_file with diagnostics from a warm gopls against
+# Code intelligence (issue 28): edit_file with diagnostics from a warm gopls against
 # the same edit followed by `go vet` through bash, the lsp definition
 # round trip, and the language servers' memory. Language servers come from
 # PATH, gopls from the Go bin directory and pyright and
