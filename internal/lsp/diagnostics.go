@@ -122,7 +122,14 @@ func (s *diagStore) all() map[protocol.DocumentURI][]protocol.Diagnostic {
 // version when the server versions its publishes — and then settle passed
 // without another publish for it. It returns the diagnostics and whether
 // they are final (false: ctx ran out first).
+//
+// A server without versions that publishes nothing when a change leaves
+// the diagnostics as they were (typescript-language-server skips an empty
+// set that stays empty) would hold every such edit for the whole wait: for
+// those (settle > 0), silence for noPublishGrace settles periods means the
+// diagnostics it holds are current.
 func (s *diagStore) waitFor(ctx context.Context, uri protocol.DocumentURI, version int32, mark uint64, settle time.Duration) ([]protocol.Diagnostic, bool) {
+	start := time.Now()
 	for {
 		p, ok, changed := s.get(uri)
 		fresh := ok && p.seq > mark && (p.version == 0 || p.version >= version)
@@ -143,13 +150,25 @@ func (s *diagStore) waitFor(ctx context.Context, uri protocol.DocumentURI, versi
 				return p.diags, false
 			}
 		}
+		silence := make(<-chan time.Time)
+		if settle > 0 {
+			t := time.NewTimer(noPublishGrace*settle - time.Since(start))
+			silence = t.C
+			defer t.Stop()
+		}
 		select {
 		case <-changed:
+		case <-silence:
+			return p.diags, true
 		case <-ctx.Done():
 			return p.diags, false
 		}
 	}
 }
+
+// noPublishGrace is how many settle periods of silence after a change mean
+// a version-less server has nothing new to say.
+const noPublishGrace = 3
 
 // severityName names an LSP severity; 0 (unset) counts as an error.
 func severityName(s protocol.DiagnosticSeverity) string {
@@ -201,7 +220,7 @@ func countNew(before, after []protocol.Diagnostic) int {
 // view turns a document's diagnostics into the model's, errors first then
 // by position.
 func view(file string, lines []string, diags []protocol.Diagnostic) []Diagnostic {
-	var out []Diagnostic
+	out := []Diagnostic{}
 	for _, d := range diags {
 		if !relevant(d) {
 			continue
