@@ -64,7 +64,7 @@ func (l *fakeLauncher) Launch(argv []string, dir string, env []string, writable 
 			case "textDocument/didChange":
 				var prm struct {
 					TextDocument   protocol.VersionedTextDocumentIdentifier `json:"textDocument"`
-					ContentChanges []wholeText                               `json:"contentChanges"`
+					ContentChanges []wholeText                              `json:"contentChanges"`
 				}
 				_ = json.Unmarshal(*req.Params, &prm)
 				publish(ctx, c, prm.TextDocument.URI, prm.TextDocument.Version, prm.ContentChanges[0].Text)
