@@ -18,7 +18,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
@@ -97,7 +96,7 @@ func cmdLSPProcs(ts *testscript.TestScript, neg bool, args []string) {
 				ts.Fatalf("no language server of this script is running")
 			}
 			for _, p := range pids {
-				_ = syscall.Kill(p, syscall.SIGKILL)
+				killPid(p)
 			}
 			return
 		case "running":
@@ -113,11 +112,18 @@ func cmdLSPProcs(ts *testscript.TestScript, neg bool, args []string) {
 		}
 		if time.Now().After(deadline) {
 			for _, p := range pids {
-				_ = syscall.Kill(p, syscall.SIGKILL) // do not leave them behind the failed test
+				killPid(p) // do not leave them behind the failed test
 			}
 			ts.Fatalf("language server processes of this script: %v, want %s", pids, args[0])
 		}
 		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// killPid sends SIGKILL to pid.
+func killPid(pid int) {
+	if p, err := os.FindProcess(pid); err == nil {
+		_ = p.Kill()
 	}
 }
 
