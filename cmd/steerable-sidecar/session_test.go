@@ -129,6 +129,7 @@ var sessionCmds = map[string]func(ts *testscript.TestScript, neg bool, args []st
 	"flood-wait":              cmdFloodWait,
 	"rss-below":               cmdRSSBelow,
 	"capture":                 cmdCapture,
+	"wait-file":               cmdWaitFile,
 }
 
 func sess(ts *testscript.TestScript) *session { return ts.Value(sessionKey{}).(*session) }
@@ -548,4 +549,21 @@ func (s *session) takeReverse(ts *testscript.TestScript, method string) json.Raw
 	f := s.next(ts, func(f map[string]json.RawMessage) bool { return f["id"] != nil && methodOf(f) == method })
 	printJSON(ts, f["params"])
 	return f["id"]
+}
+
+// cmdWaitFile waits until the file exists: a script waits for what a
+// command it started has finished, instead of racing it with a timeout.
+func cmdWaitFile(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 1 || neg {
+		ts.Fatalf("usage: wait-file PATH")
+	}
+	path := ts.MkAbs(args[0])
+	for deadline := time.Now().Add(waitTimeout); ; time.Sleep(20 * time.Millisecond) {
+		if _, err := os.Stat(path); err == nil {
+			return
+		}
+		if time.Now().After(deadline) {
+			ts.Fatalf("%s did not appear within %v", args[0], waitTimeout)
+		}
+	}
 }
