@@ -1,9 +1,10 @@
-package tools
+package askuser
 
 import (
 	"fmt"
 	"strings"
 
+	"steerable.dev/sidecar/internal/schema"
 	"steerable.dev/sidecar/protocol"
 )
 
@@ -63,7 +64,7 @@ func (n *normalizer) option(at string, v any) (protocol.AskUserOption, bool) {
 	}
 	m, ok := v.(map[string]any)
 	if !ok {
-		n.fail(`%s must be a string or an object {"label", "value", "description"}, got %s`, at, jsonKind(v))
+		n.fail(`%s must be a string or an object {"label", "value", "description"}, got %s`, at, schema.Kind(v))
 		return protocol.AskUserOption{}, false
 	}
 	if t, _ := m["type"].(string); t == "separator" {
