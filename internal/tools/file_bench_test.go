@@ -124,7 +124,7 @@ func BenchmarkVersionHash(b *testing.B) {
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
 				if _, refused := env.hash(ctx, abs); refused != nil {
-					b.Fatal(refused.Error)
+					b.Fatal(refused)
 				}
 			}
 			b.StopTimer()
