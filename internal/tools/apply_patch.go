@@ -16,8 +16,7 @@ type applyPatchArgs struct {
 	Patch string `json:"patch"`
 }
 
-func newApplyPatch(d Deps) Tool {
-	env := newFileEnv(d)
+func newApplyPatch(env fileEnv) Tool {
 	return New(protocol.ToolDescriptor{
 		Name: "apply_patch",
 		Description: "Add, delete, update and rename files with one patch; every file changes or none does. Format:\n" +

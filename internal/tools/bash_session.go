@@ -38,9 +38,16 @@ const bashSessionSchema = `{"type":"object","properties":{
 ` + sessionReadProps + `},
 "additionalProperties":false}`
 
+// sessionEnv is what bash_session and write_stdin use.
+type sessionEnv struct {
+	Sessions *shellsession.Manager
+	Sandbox  *sandbox.Sandbox // the sessions run under it (for its info and refusals)
+	Host     Host             // hears the live output
+}
+
 // newBashSession is the bash_session tool: an interactive bash on a
 // terminal under the sandbox, kept across calls (shellsession).
-func newBashSession(d Deps) Tool {
+func newBashSession(d sessionEnv) Tool {
 	desc := protocol.ToolDescriptor{
 		Name: "bash_session", Mode: protocol.ModeLocal, Parameters: json.RawMessage(bashSessionSchema),
 		Description: "Open an interactive bash session on a terminal in the workspace, under the same OS sandbox as bash, and optionally run a command in it. " +

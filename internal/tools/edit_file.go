@@ -17,8 +17,7 @@ type editFileArgs struct {
 	ExpectedVersion string          `json:"expectedVersion"`
 }
 
-func newEditFile(d Deps) Tool {
-	env := newFileEnv(d)
+func newEditFile(env fileEnv) Tool {
 	return New(protocol.ToolDescriptor{
 		Name: "edit_file",
 		Description: "Replace text in an existing file: each edit's oldText must match exactly one place in the file as read " +

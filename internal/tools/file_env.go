@@ -26,10 +26,6 @@ type fileEnv struct {
 	media       MediaOptions
 }
 
-func newFileEnv(d Deps) fileEnv {
-	return fileEnv{ws: d.Files, state: d.ReadState, requireRead: d.RequireReadBeforeWrite, maxBytes: d.FileMaxBytes, media: d.Media}
-}
-
 // origin names a call for the workspace's recorder (checkpoints).
 func origin(call Call, tool string) files.Origin { return files.Origin{CallID: call.ID, Tool: tool} }
 

@@ -21,8 +21,7 @@ type notebookEditArgs struct {
 	ExpectedVersion string  `json:"expectedVersion"`
 }
 
-func newNotebookEdit(d Deps) Tool {
-	env := newFileEnv(d)
+func newNotebookEdit(env fileEnv) Tool {
 	return New(protocol.ToolDescriptor{
 		Name: "notebook_edit",
 		Description: "Edit one cell of a Jupyter notebook (.ipynb): replace its source (and optionally its type), insert a new cell after it, or delete it. " +

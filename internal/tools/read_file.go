@@ -20,8 +20,7 @@ type readFileArgs struct {
 	Pages  string `json:"pages"`
 }
 
-func newReadFile(d Deps) Tool {
-	env := newFileEnv(d)
+func newReadFile(env fileEnv) Tool {
 	return New(protocol.ToolDescriptor{
 		Name: "read_file",
 		Description: "Read a file in the workspace. A UTF-8 text file comes back exactly as stored, with its version " +

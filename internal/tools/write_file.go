@@ -15,8 +15,7 @@ type writeFileArgs struct {
 	ExpectedVersion string `json:"expectedVersion"`
 }
 
-func newWriteFile(d Deps) Tool {
-	env := newFileEnv(d)
+func newWriteFile(env fileEnv) Tool {
 	return New(protocol.ToolDescriptor{
 		Name: "write_file",
 		Description: "Create a file, or replace an existing one whole, with content written byte for byte (parent directories are created, the mode is kept). " +
