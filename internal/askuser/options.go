@@ -9,7 +9,7 @@ import (
 )
 
 // The options of a select question, normalised like the rest of ask_user's
-// arguments (ask_user_normalize.go): plain strings, numbers and booleans are
+// arguments (normalize.go): plain strings, numbers and booleans are
 // labels; Inquirer's {name, value, short, checked, disabled, key} is
 // {label, value}; Inquirer separators are dropped.
 
