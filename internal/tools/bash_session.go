@@ -57,7 +57,7 @@ func newBashSession(d sessionEnv) Tool {
 	}
 	return New(desc, func(ctx context.Context, call Call, a bashSessionArgs) protocol.ToolResult {
 		if r := checkChars("command", a.Command); r != nil {
-			return *r
+			return refusal(r)
 		}
 		live := startProgress(d.Host, call.ID)
 		defer live.Close()
@@ -71,11 +71,10 @@ func newBashSession(d sessionEnv) Tool {
 
 // checkChars refuses typed input beyond sessionMaxChars, naming the way
 // around it.
-func checkChars(field, s string) *protocol.ToolResult {
+func checkChars(field, s string) error {
 	if n := utf8.RuneCountInString(s); n > sessionMaxChars {
-		r := Followup("%s is %d characters; at most %d go to the terminal per call. Write long input to a file with write_file "+
+		return refuse(nil, "%s is %d characters; at most %d go to the terminal per call. Write long input to a file with write_file "+
 			"and feed it to the program (python3 script.py, cmd < input.txt), or send it over several calls", field, n, sessionMaxChars)
-		return &r
 	}
 	return nil
 }

@@ -33,7 +33,7 @@ func newWriteStdin(d sessionEnv) Tool {
 	}
 	return New(desc, func(ctx context.Context, call Call, a writeStdinArgs) protocol.ToolResult {
 		if r := checkChars("chars", a.Chars); r != nil {
-			return *r
+			return refusal(r)
 		}
 		live := startProgress(d.Host, call.ID)
 		defer live.Close()
