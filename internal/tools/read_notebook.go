@@ -34,7 +34,7 @@ func (e fileEnv) readNotebook(ctx context.Context, abs string) protocol.ToolResu
 	case errors.Is(err, fs.ErrNotExist):
 		return notFound(e, abs)
 	case err != nil:
-		return *fileFailure(abs, err)
+		return refusal(fileFailure(abs, err))
 	}
 	if err := files.CheckText(s); err != nil {
 		return e.readText(ctx, abs, readFileArgs{Path: abs}, true)
@@ -46,7 +46,7 @@ func (e fileEnv) readNotebook(ctx context.Context, abs string) protocol.ToolResu
 	r := nbRender{lim: e.media.imageLimits(), total: len(nb.Cells)}
 	for i, c := range nb.Cells {
 		if ctx.Err() != nil {
-			return cancelled(abs)
+			return refusal(cancelled(abs))
 		}
 		r.cell(i+1, c)
 	}
