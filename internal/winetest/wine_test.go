@@ -1,0 +1,137 @@
+package winetest
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/rogpeppe/go-internal/testscript"
+)
+
+// wine is what every script's processes run under: the loader, one
+// prefix shared by all scripts (creating one takes a while), and the
+// binaries built for it.
+type wine struct {
+	loader  string // wine64
+	prefix  string // WINEPREFIX
+	sidecar string // steerable-sidecar.exe (Linux path)
+	shell   string // the stand-in shell (Linux path)
+}
+
+// wineEnv is the environment every Wine process gets: the test's prefix,
+// no debug chatter, no Mono or Gecko installer prompts, no display.
+func (w *wine) env() []string {
+	return []string{"WINEPREFIX=" + w.prefix, "WINEDEBUG=-all", "WINEDLLOVERRIDES=mscoree,mshtml=", "DISPLAY=",
+		"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME"), "LANG=C.UTF-8"}
+}
+
+// winPath is a Linux path as a Windows program under Wine sees it: the
+// whole Linux tree is drive Z:.
+func winPath(p string) string { return `Z:` + strings.ReplaceAll(p, "/", `\`) }
+
+func TestWindows(t *testing.T) {
+	if os.Getenv("STEERABLE_TEST_WINE") == "" {
+		t.Skip("the Windows scripts run under Wine with STEERABLE_TEST_WINE=1 (make test-windows)")
+	}
+	w := setUpWine(t)
+	testscript.Run(t, testscript.Params{
+		Dir: "testdata/windows",
+		Setup: func(env *testscript.Env) error {
+			env.Values[sessionKey{}] = &session{wine: w}
+			env.Setenv("WINWORK", winPath(env.WorkDir))
+			env.Setenv("WINSHELL", winPath(w.shell))
+			// The sidecar's state (the rollback journal) beside the work
+			// directory, so a crashed write's recovery is seen at restart.
+			env.Setenv("STEERABLE_STATE_DIR", winPath(env.WorkDir+".state"))
+			return nil
+		},
+		Cmds:                cmds,
+		RequireUniqueNames:  true,
+		RequireExplicitExec: true,
+	})
+}
+
+// setUpWine builds the binaries and creates the prefix (both at once),
+// with a wineserver that lives until the test ends.
+func setUpWine(t *testing.T) *wine {
+	loader, err := exec.LookPath("wine64")
+	if err != nil {
+		loader = "/usr/lib/wine/wine64" // Debian's wine64 package ships it there, beside the wine wrapper
+		if _, err := os.Stat(loader); err != nil {
+			t.Fatal("wine64 not found: install Debian's wine64 package (apt-get install wine64)")
+		}
+	}
+	server, err := exec.LookPath("wineserver")
+	if err != nil {
+		t.Fatal("wineserver not found: install Debian's wine64 package (apt-get install wine64)")
+	}
+	dir := t.TempDir()
+	w := &wine{loader: loader, prefix: filepath.Join(dir, "prefix"),
+		sidecar: filepath.Join(dir, "bin", "steerable-sidecar.exe"), shell: filepath.Join(dir, "bin", "fakeshell.exe")}
+
+	var wg sync.WaitGroup
+	errs := make([]error, 3)
+	build := func(i int, out, pkg string) {
+		defer wg.Done()
+		cmd := exec.Command("go", "build", "-o", out, pkg)
+		cmd.Env = append(os.Environ(), "GOOS=windows", "GOARCH=amd64", "CGO_ENABLED=0")
+		if b, err := cmd.CombinedOutput(); err != nil {
+			errs[i] = fmt.Errorf("go build %s for windows/amd64: %v\n%s", pkg, err, b)
+		}
+	}
+	wg.Add(3)
+	go build(0, w.sidecar, "steerable.dev/sidecar/cmd/steerable-sidecar")
+	go build(1, w.shell, "steerable.dev/sidecar/internal/winetest/testdata/fakeshell")
+	go func() { defer wg.Done(); errs[2] = w.createPrefix(t, server) }()
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	return w
+}
+
+// createPrefix starts a persistent wineserver first, its stdio on
+// /dev/null: started by the first Wine program instead, it would inherit
+// that program's stdout and stderr pipes and hold them open long after the
+// program exited, so a script would never see EOF. wineboot then creates
+// the prefix, and the stand-in bcryptprimitives.dll goes into its
+// system32.
+func (w *wine) createPrefix(t *testing.T, server string) error {
+	if err := os.MkdirAll(w.prefix, 0o755); err != nil {
+		return err
+	}
+	srv := exec.Command(server, "-p")
+	srv.Env = w.env()
+	if err := srv.Run(); err != nil {
+		return fmt.Errorf("starting wineserver: %v", err)
+	}
+	t.Cleanup(func() {
+		kill := exec.Command(server, "-k")
+		kill.Env = w.env()
+		kill.Run()
+	})
+	start := time.Now()
+	// Its output goes to a file: the services it starts keep a pipe open.
+	logPath := filepath.Join(filepath.Dir(w.prefix), "wineboot.log")
+	log, err := os.Create(logPath)
+	if err != nil {
+		return err
+	}
+	defer log.Close()
+	boot := exec.Command(w.loader, "wineboot", "-i")
+	boot.Env, boot.Stdout, boot.Stderr = w.env(), log, log
+	if err := boot.Run(); err != nil {
+		b, _ := os.ReadFile(logPath)
+		return fmt.Errorf("wineboot -i: %v\n%s", err, b)
+	}
+	t.Logf("Wine prefix created in %v", time.Since(start).Round(100*time.Millisecond))
+	sys32 := filepath.Join(w.prefix, "drive_c", "windows", "system32")
+	return os.WriteFile(filepath.Join(sys32, "bcryptprimitives.dll"), processPrngDLL(), 0o644)
+}
