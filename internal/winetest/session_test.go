@@ -69,6 +69,12 @@ var cmds = map[string]func(ts *testscript.TestScript, neg bool, args []string){
 	"reverse":      cmdReverse,
 	"procs":        cmdProcs,
 	"gone":         cmdGone,
+
+	"writes":         cmdWrites,
+	"one-of":         cmdOneOf,
+	"kill-mid-write": cmdKillMidWrite,
+	"old-or-new":     cmdOldOrNew,
+	"bom-crlf":       cmdBOMCRLF,
 }
 
 func sess(ts *testscript.TestScript) *session { return ts.Value(sessionKey{}).(*session) }

@@ -34,6 +34,9 @@ func (w *wine) env() []string {
 // whole Linux tree is drive Z:.
 func winPath(p string) string { return `Z:` + strings.ReplaceAll(p, "/", `\`) }
 
+// jsonEscaped is s as it goes between a JSON string's quotes.
+func jsonEscaped(s string) string { return strings.ReplaceAll(s, `\`, `\\`) }
+
 func TestWindows(t *testing.T) {
 	if os.Getenv("STEERABLE_TEST_WINE") == "" {
 		t.Skip("the Windows scripts run under Wine with STEERABLE_TEST_WINE=1 (make test-windows)")
@@ -44,6 +47,8 @@ func TestWindows(t *testing.T) {
 		Setup: func(env *testscript.Env) error {
 			env.Values[sessionKey{}] = &session{wine: w}
 			env.Setenv("WINWORK", winPath(env.WorkDir))
+			env.Setenv("WINWORKJ", jsonEscaped(winPath(env.WorkDir)))
+			env.Setenv("WINWORKJROOTED", jsonEscaped(strings.TrimPrefix(winPath(env.WorkDir), "Z:"))) // on the current drive
 			env.Setenv("WINSHELL", winPath(w.shell))
 			// The sidecar's state (the rollback journal) beside the work
 			// directory, so a crashed write's recovery is seen at restart.
