@@ -229,7 +229,7 @@ func (s *session) next(ts *testscript.TestScript, match func(map[string]json.Raw
 		default:
 		}
 		if time.Now().After(deadline) {
-			ts.Fatalf("expected frame did not arrive within %v; unconsumed frames: %d", waitTimeout, len(s.frames))
+			ts.Fatalf("expected frame did not arrive within %v; unconsumed frames: %.2000s", waitTimeout, fmt.Sprint(s.frames))
 		}
 		s.changed.Wait()
 	}

@@ -18,8 +18,9 @@ import (
 //	writes N PATH KB          send N write_file calls of PATH at once, call i writing KB kilobytes of
 //	                          the letter 'a'+i; print how many succeeded
 //	one-of PATH N KB          PATH holds exactly one of those N contents, and no temp file is left beside it
-//	kill-mid-write PATH KB    send one write_file of PATH ('z's), kill the sidecar once its temp file
-//	                          exists (or the reply came), and print which
+//	kill-mid-write PATH FILE KB
+//	                          send one write_file of PATH ('z's), kill the sidecar once the temp file
+//	                          beside FILE (PATH as the test sees it) exists, or the reply came; print which
 //	old-or-new PATH OLD KB    PATH holds OLD's content or the whole new one ('z's), nothing in between
 //	bom-crlf FILE             rewrite FILE with a UTF-8 BOM and CRLF line ends
 
@@ -91,27 +92,29 @@ func cmdOneOf(ts *testscript.TestScript, neg bool, args []string) {
 }
 
 func cmdKillMidWrite(ts *testscript.TestScript, neg bool, args []string) {
-	if len(args) != 2 {
-		ts.Fatalf("usage: kill-mid-write PATH KB")
+	if len(args) != 3 {
+		ts.Fatalf("usage: kill-mid-write PATH FILE KB")
 	}
 	s := sess(ts)
-	s.write(ts, writeFrame("kill", args[0], writeContent('z', atoi(ts, args[1]))))
+	s.write(ts, writeFrame("kill", args[0], writeContent('z', atoi(ts, args[2]))))
 	deadline := time.Now().Add(waitTimeout)
 	for {
-		if len(leftovers(ts, args[0])) > 0 {
+		if len(leftovers(ts, args[1])) > 0 {
 			ts.Check(s.cmd.Process.Kill())
 			fmt.Fprintln(ts.Stdout(), "killed during the write")
 			return
 		}
 		s.mu.Lock()
-		replied := false
+		var reply json.RawMessage
 		for _, f := range s.frames {
-			replied = replied || string(f["id"]) == `"kill"`
+			if string(f["id"]) == `"kill"` {
+				reply = f["result"]
+			}
 		}
 		s.mu.Unlock()
-		if replied {
+		if reply != nil {
 			ts.Check(s.cmd.Process.Kill())
-			fmt.Fprintln(ts.Stdout(), "killed after the write")
+			fmt.Fprintf(ts.Stdout(), "killed after the write: %.300s\n", reply)
 			return
 		}
 		if time.Now().After(deadline) {
