@@ -16,6 +16,7 @@ package winetest
 //	sidecar stderr            print what it wrote to stderr so far
 //	procs TOKEN               print how many processes carry TOKEN in their command line
 //	gone TOKEN                wait until no process carries TOKEN in its command line
+//	tree-up DIR TOKEN N       wait until the stand-in shell's tree TOKEN announced N members in DIR
 //
 // Every wait is bounded (waitTimeout), so a broken sidecar fails the script
 // instead of hanging it.
@@ -69,6 +70,7 @@ var cmds = map[string]func(ts *testscript.TestScript, neg bool, args []string){
 	"reverse":      cmdReverse,
 	"procs":        cmdProcs,
 	"gone":         cmdGone,
+	"tree-up":      cmdTreeUp,
 
 	"writes":         cmdWrites,
 	"one-of":         cmdOneOf,
@@ -353,5 +355,26 @@ func cmdGone(ts *testscript.TestScript, neg bool, args []string) {
 			ts.Fatalf("%d processes of the tree still running after %v:\n%s", len(left), waitTimeout, strings.Join(left, "\n"))
 		}
 		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// cmdTreeUp waits until a tree of the stand-in shell is up: each member
+// writes DIR/TOKEN.<pid> once running.
+func cmdTreeUp(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 3 {
+		ts.Fatalf("usage: tree-up DIR TOKEN N")
+	}
+	n, err := strconv.Atoi(args[2])
+	ts.Check(err)
+	deadline := time.Now().Add(waitTimeout)
+	for {
+		m, _ := filepath.Glob(filepath.Join(ts.MkAbs(args[0]), args[1]+".*"))
+		if len(m) >= n {
+			return
+		}
+		if time.Now().After(deadline) {
+			ts.Fatalf("the tree %s has %d of %d members up after %v", args[1], len(m), n, waitTimeout)
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }

@@ -2,9 +2,11 @@ package winetest
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -50,6 +52,9 @@ func TestWindows(t *testing.T) {
 			env.Setenv("WINWORKJ", jsonEscaped(winPath(env.WorkDir)))
 			env.Setenv("WINWORKJROOTED", jsonEscaped(strings.TrimPrefix(winPath(env.WorkDir), "Z:"))) // on the current drive
 			env.Setenv("WINSHELL", winPath(w.shell))
+			// A token unique to the script marks its process trees, so a
+			// survivor is found by its command line.
+			env.Setenv("UNIQ", strconv.FormatUint(rand.Uint64(), 36))
 			// The sidecar's state (the rollback journal) beside the work
 			// directory, so a crashed write's recovery is seen at restart.
 			env.Setenv("STEERABLE_STATE_DIR", winPath(env.WorkDir+".state"))
