@@ -23,6 +23,11 @@ type wine struct {
 	prefix  string // WINEPREFIX
 	sidecar string // steerable-sidecar.exe (Linux path)
 	shell   string // the stand-in shell (Linux path)
+
+	// enforced says which Job Object limits ("procs", "memory") this Wine
+	// enforces, as the stand-in shell's probe found: Wine 8.0 accepts
+	// them and enforces none, so the steps that need a hit skip.
+	enforced map[string]bool
 }
 
 // wineEnv is the environment every Wine process gets: the test's prefix,
@@ -61,6 +66,7 @@ func TestWindows(t *testing.T) {
 			return nil
 		},
 		Cmds:                cmds,
+		Condition:           w.condition,
 		RequireUniqueNames:  true,
 		RequireExplicitExec: true,
 	})
@@ -104,7 +110,38 @@ func setUpWine(t *testing.T) *wine {
 			t.Fatal(err)
 		}
 	}
+	w.probeJobLimits(t)
 	return w
+}
+
+// probeJobLimits asks the stand-in shell which Job Object limits are
+// enforced here.
+func (w *wine) probeJobLimits(t *testing.T) {
+	cmd := exec.Command(w.loader, w.shell, "-probe-job")
+	cmd.Env = w.env()
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("probing the Job Object limits: %v", err)
+	}
+	w.enforced = map[string]bool{}
+	for _, f := range strings.Fields(string(out)) {
+		name, state, _ := strings.Cut(f, "=")
+		w.enforced[name] = state == "enforced"
+	}
+	t.Logf("Job Object limits under this Wine: %s", strings.TrimSpace(string(out)))
+}
+
+// condition answers [joblimit:procs] and [joblimit:memory]: whether this
+// Wine enforces that Job Object limit.
+func (w *wine) condition(cond string) (bool, error) {
+	if name, ok := strings.CutPrefix(cond, "joblimit:"); ok {
+		enforced, known := w.enforced[name]
+		if !known {
+			return false, fmt.Errorf("unknown Job Object limit %q (procs or memory)", name)
+		}
+		return enforced, nil
+	}
+	return false, fmt.Errorf("unknown condition %q", cond)
 }
 
 // createPrefix starts a persistent wineserver first, its stdio on

@@ -32,6 +32,10 @@ func main() {
 		}
 		return
 	}
+	if len(os.Args) == 2 && os.Args[1] == "-probe-job" { // which Job Object limits are enforced here
+		probeJob()
+		return
+	}
 	if len(os.Args) >= 4 && os.Args[1] == "-hold" { // -hold TOKEN DIR [child]: a member of a tree
 		hold(os.Args[2], os.Args[3], len(os.Args) > 4)
 		return
