@@ -266,7 +266,7 @@ func printJSON(ts *testscript.TestScript, v any) {
 // idJSON turns a script id into its JSON form: numbers stay numbers,
 // anything else is a string.
 func idJSON(id string) string {
-	if _, err := strconv.ParseUint(id, 10, 63); err == nil {
+	if _, err := strconv.ParseUint(id, 10, 63); err == nil || id == "null" {
 		return id
 	}
 	return strconv.Quote(id)
