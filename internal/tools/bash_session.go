@@ -13,7 +13,7 @@ import (
 	"steerable.dev/sidecar/protocol"
 )
 
-// Bounds of the session tools' arguments (SPEC §4.2, issue 18). Typed
+// Bounds of the session tools' arguments (SPEC §4.2). Typed
 // input is capped because bash's readline inserts it character by
 // character, in time that grows with the line: 64 Ki characters take a
 // fraction of a second, megabytes would take minutes.

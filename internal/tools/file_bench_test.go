@@ -9,7 +9,7 @@ import (
 	"testing"
 )
 
-// Allocation benchmarks of the file tools (issue 12). Each runs one tool
+// Allocation benchmarks of the file tools. Each runs one tool
 // call per iteration on a 4 KiB, 1 MiB and 100 MiB file, through the tool
 // itself (its arguments decoded, no JSON-RPC framing), and reports besides
 // -benchmem's B/op the metric alloc/size: bytes allocated per call over the

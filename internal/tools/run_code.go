@@ -41,7 +41,7 @@ type runCode struct {
 	host Host
 }
 
-// newRunCode is the run_code tool (SPEC §4.6, issue 13): the program runs
+// newRunCode is the run_code tool (SPEC §4.6): the program runs
 // in runcode's sandboxed interpreter, and every tool it calls goes back
 // through the dispatch pipeline.
 func newRunCode(rc runCode) Tool {
