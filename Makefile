@@ -13,7 +13,7 @@ TARGETS := linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 windows/amd64 windo
 # The TypeScript client (its pinned npm dependencies, built to dist/).
 CLIENT_TS := clients/typescript
 
-.PHONY: build run test vet lint fuzz bench examples clean release cross docker clients test-clients
+.PHONY: build run test test-windows vet lint fuzz bench examples clean release cross docker clients test-clients
 
 ## build: a static binary in bin/
 build:
@@ -53,6 +53,10 @@ test: vet
 	$(GO) test -race -count=1 -timeout 25m ./...
 	$(MAKE) --no-print-directory test-clients
 	$(MAKE) --no-print-directory examples
+
+## test-windows: the windows/amd64 build's end-to-end scripts (internal/winetest/testdata/windows) under Wine (Debian's wine64)
+test-windows:
+	STEERABLE_TEST_WINE=1 $(GO) test -count=1 -timeout 10m -run '^TestWindows$$' ./internal/winetest/
 
 ## clients: the TypeScript client's pinned dependencies (npm ci from its lock file) and its build (its types checked against protocol/schema)
 clients: $(CLIENT_TS)/node_modules/.package-lock.json

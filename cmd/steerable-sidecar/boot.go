@@ -240,7 +240,7 @@ func (a *app) buildTools(host tools.Host) error {
 	if err := a.openFiles(); err != nil {
 		return err
 	}
-	deps := tools.Deps{Workspace: string(a.cfg.Workspace), Host: host, Log: a.log, Registry: a.registry,
+	deps := tools.Deps{Host: host, Log: a.log, Registry: a.registry,
 		Sandbox:          a.sandbox,
 		BashMaxTimeoutMs: int(a.cfg.BashMaxTimeoutMs), BashMaxOutputBytes: int(a.cfg.BashMaxOutputBytes),
 		Files: a.files, ReadState: a.readState, RequireReadBeforeWrite: a.cfg.RequireReadBeforeWrite, FileMaxBytes: int64(a.cfg.FileMaxBytes),

@@ -77,7 +77,7 @@ func mcpCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	stopSignals := onSignals(cancel)
 	defer stopSignals()
 	if in, ok := stdin.(*os.File); ok {
-		stdin = pollable(in)
+		stdin = input(in)
 	}
 	if out, ok := stdout.(*os.File); ok {
 		stdout = pollable(out)

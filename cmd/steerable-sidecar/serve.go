@@ -63,7 +63,7 @@ func serveCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	defer signals.stop()
 	defer a.close()
 	if in, ok := stdin.(*os.File); ok {
-		stdin = pollable(in)
+		stdin = input(in)
 	}
 	if out, ok := stdout.(*os.File); ok {
 		stdout = pollable(out)

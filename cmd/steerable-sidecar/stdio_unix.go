@@ -3,6 +3,7 @@
 package main
 
 import (
+	"io"
 	"os"
 	"syscall"
 )
@@ -24,3 +25,7 @@ func pollable(f *os.File) *os.File {
 	}
 	return os.NewFile(uintptr(fd), f.Name())
 }
+
+// input is stdin as the server reads it: pollable, so closing it at
+// shutdown ends a pending read at once.
+func input(f *os.File) io.Reader { return pollable(f) }

@@ -108,7 +108,7 @@ func (h *harness) tools(t *testing.T, dir string, s setup) Tools {
 	}
 	t.Cleanup(func() { ws.Close() })
 	log := zerolog.Nop()
-	deps := tools.Deps{Workspace: dir, Host: h.host, Log: log, Registry: h.reg,
+	deps := tools.Deps{Host: h.host, Log: log, Registry: h.reg,
 		Files: ws, ReadState: readstate.NewStore(), RequireReadBeforeWrite: true, FileMaxBytes: 1 << 20}
 	if s.deps != nil {
 		s.deps(t, &deps)

@@ -138,13 +138,13 @@ func TestStructuredContentMatchesOutputSchema(t *testing.T) {
 
 // schemaDeps adds what bash, bash_session, write_stdin and todo_write need.
 func schemaDeps(t *testing.T, d *tools.Deps) {
-	sb, err := sandbox.Open(context.Background(), sandbox.Options{Choice: "none", Workspace: d.Workspace,
+	sb, err := sandbox.Open(context.Background(), sandbox.Options{Choice: "none", Workspace: d.Files.Dir(),
 		TempParent: t.TempDir(), Environ: []string{"PATH=" + os.Getenv("PATH")}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { sb.Close() })
-	m, err := shellsession.New(shellsession.Options{Sandbox: sb, Dir: d.Workspace, BufferBytes: 1 << 20,
+	m, err := shellsession.New(shellsession.Options{Sandbox: sb, Dir: d.Files.Dir(), BufferBytes: 1 << 20,
 		MaxSessions: 2, Idle: time.Hour, Log: zerolog.Nop()})
 	if err != nil {
 		t.Fatal(err)

@@ -25,11 +25,11 @@ import (
 
 	"golang.org/x/term"
 
-	"steerable.dev/sidecar/internal/tools"
+	"steerable.dev/sidecar/internal/askuser"
 	"steerable.dev/sidecar/protocol"
 )
 
-// Terminal is a tools.AskUserHandler that prompts on a terminal. Calls are
+// Terminal is an askuser.Handler that prompts on a terminal. Calls are
 // serialised: one set of questions at a time.
 type Terminal struct {
 	mu   sync.Mutex
@@ -53,7 +53,7 @@ func New(f *os.File) *Terminal {
 	return &Terminal{open: func() (*os.File, func(), error) { return f, func() {}, nil }}
 }
 
-// AskUser implements tools.AskUserHandler.
+// AskUser implements askuser.Handler.
 func (t *Terminal) AskUser(ctx context.Context, req protocol.AskUserRequestParams) (protocol.AskUserRequestResult, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -123,4 +123,4 @@ func (s *session) close() {
 // io.EOF).
 var errInterrupted = errors.New("interrupted at the terminal")
 
-var _ tools.AskUserHandler = (*Terminal)(nil)
+var _ askuser.Handler = (*Terminal)(nil)

@@ -53,7 +53,7 @@ func pipeServer(tb testing.TB) (*io.PipeWriter, *bufio.Reader) {
 	reg := tools.NewRegistry()
 	peer := NewPeer(log)
 	store := readstate.NewStore()
-	if err := reg.Register(protocol.SourceBuiltin, tools.Builtins(tools.Deps{Workspace: dir, Host: peer, Log: log, Registry: reg,
+	if err := reg.Register(protocol.SourceBuiltin, tools.Builtins(tools.Deps{Host: peer, Log: log, Registry: reg,
 		Files: ws, ReadState: store, RequireReadBeforeWrite: true, FileMaxBytes: 1 << 20})...); err != nil {
 		tb.Fatal(err)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 
+	"steerable.dev/sidecar/internal/askuser"
 	"steerable.dev/sidecar/internal/tools"
 	"steerable.dev/sidecar/protocol"
 )
@@ -18,7 +19,7 @@ func (p *Peer) AskUser(ctx context.Context, req protocol.AskUserRequestParams) (
 	if err := p.Call(ctx, protocol.MethodAskUserRequest, req, &raw); err != nil {
 		return protocol.AskUserRequestResult{}, err
 	}
-	return tools.DecodeAskUserReply(raw)
+	return askuser.DecodeReply(raw)
 }
 
 // Approve implements tools.Host with approval.request.

@@ -67,7 +67,7 @@ func TestConcurrentWriteFileOverTheWire(t *testing.T) {
 	defer ws.Close()
 	store := readstate.NewStore()
 	h := startHost(t, hostOpts{readState: store, opts: Options{MaxFrameBytes: 8 << 20}, tools: func(host tools.Host) []tools.Tool {
-		return tools.Builtins(tools.Deps{Workspace: dir, Host: host, Log: zerolog.Nop(), Files: ws, ReadState: store, RequireReadBeforeWrite: true, FileMaxBytes: 1 << 20})
+		return tools.Builtins(tools.Deps{Host: host, Log: zerolog.Nop(), Files: ws, ReadState: store, RequireReadBeforeWrite: true, FileMaxBytes: 1 << 20})
 	}})
 	v0 := readstate.Of([]byte("v0\n"))
 	const n = 8

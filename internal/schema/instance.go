@@ -27,6 +27,24 @@ func Decode(raw json.RawMessage) (any, error) {
 	return v, nil
 }
 
+// Kind names a decoded JSON value's kind for an error message: "an
+// object", "an array", "a string", "a number", "a boolean" or "null".
+func Kind(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case []any:
+		return "an array"
+	case string:
+		return "a string"
+	case bool:
+		return "a boolean"
+	case json.Number:
+		return "a number"
+	}
+	return "an object"
+}
+
 // maxErrors bounds a validation report: a huge instance can fail
 // thousands of times and the reader needs the first few.
 const maxErrors = 12

@@ -16,8 +16,7 @@ type applyPatchArgs struct {
 	Patch string `json:"patch"`
 }
 
-func newApplyPatch(d Deps) Tool {
-	env := newFileEnv(d)
+func newApplyPatch(env fileEnv) Tool {
 	return New(protocol.ToolDescriptor{
 		Name: "apply_patch",
 		Description: "Add, delete, update and rename files with one patch; every file changes or none does. Format:\n" +
@@ -38,18 +37,18 @@ func (e fileEnv) applyPatch(ctx context.Context, call Call, a applyPatchArgs) pr
 	}
 	paths, refused := e.resolvePatchPaths(fps)
 	if refused != nil {
-		return *refused
+		return refusal(refused)
 	}
 	unlock := e.state.Lock(paths.all...)
 	defer unlock()
 	plan := &patchPlan{versions: map[string]string{}, partial: map[string]bool{}}
 	for i, fp := range fps {
 		if refused := e.planFile(ctx, plan, fp, paths.of[i]); refused != nil {
-			return *refused
+			return refusal(refused)
 		}
 	}
 	if ctx.Err() != nil {
-		return patchCancelled()
+		return refusal(patchCancelled())
 	}
 	if err := e.ws.CommitAs(origin(call, "apply_patch"), plan.changes); err != nil {
 		return Followup("the patch was not applied and no file was changed: %v", err)
@@ -72,7 +71,7 @@ type patchPaths struct {
 	all []string
 }
 
-func (e fileEnv) resolvePatchPaths(fps []textedit.FilePatch) (patchPaths, *protocol.ToolResult) {
+func (e fileEnv) resolvePatchPaths(fps []textedit.FilePatch) (patchPaths, error) {
 	var pp patchPaths
 	seen := map[string]int{}
 	for _, fp := range fps {
@@ -86,8 +85,7 @@ func (e fileEnv) resolvePatchPaths(fps []textedit.FilePatch) (patchPaths, *proto
 				return pp, refused
 			}
 			if line, dup := seen[abs]; dup {
-				r := Followup("invalid patch: line %d: %s is already changed at line %d; change each file in one section", fp.Line, abs, line)
-				return pp, &r
+				return pp, refuse(nil, "invalid patch: line %d: %s is already changed at line %d; change each file in one section", fp.Line, abs, line)
 			}
 			seen[abs] = fp.Line
 			pair[j] = abs
@@ -111,7 +109,7 @@ type patchPlan struct {
 
 // planFile checks one section against the disk and the gates and adds its
 // changes; the caller holds every path's lock.
-func (e fileEnv) planFile(ctx context.Context, plan *patchPlan, fp textedit.FilePatch, paths [2]string) *protocol.ToolResult {
+func (e fileEnv) planFile(ctx context.Context, plan *patchPlan, fp textedit.FilePatch, paths [2]string) error {
 	abs, dest := paths[0], paths[1]
 	switch fp.Op {
 	case textedit.OpAdd:
@@ -124,21 +122,17 @@ func (e fileEnv) planFile(ctx context.Context, plan *patchPlan, fp textedit.File
 	case refused != nil:
 		return refused
 	case !cur.exists:
-		r := Followup("cannot update %s: it does not exist; create it with \"*** Add File: %s\"", abs, fp.Path)
-		return &r
+		return refuse(nil, "cannot update %s: it does not exist; create it with \"*** Add File: %s\"", abs, fp.Path)
 	}
 	if refused := e.gate(abs, cur, "", false); refused != nil {
 		return refused
 	}
 	updated, err := textedit.ApplyHunks(ctx, cur.content, fp.Hunks)
 	if ctx.Err() != nil {
-		r := patchCancelled()
-		return &r
+		return patchCancelled()
 	}
 	if err != nil {
-		r := Followup("%s: %v", abs, err)
-		r.Data = map[string]any{"path": abs}
-		return &r
+		return refuse(map[string]any{"path": abs}, "%s: %v", abs, err)
 	}
 	if dest == "" {
 		return e.planUpdate(plan, abs, cur, updated)
@@ -148,6 +142,6 @@ func (e fileEnv) planFile(ctx context.Context, plan *patchPlan, fp textedit.File
 
 // patchCancelled is the result of a patch whose call was cancelled before
 // anything was written.
-func patchCancelled() protocol.ToolResult {
-	return Followup("the call was cancelled; the patch was not applied and no file was changed")
+func patchCancelled() error {
+	return refuse(nil, "the call was cancelled; the patch was not applied and no file was changed")
 }

@@ -6,17 +6,15 @@ import (
 	"steerable.dev/sidecar/internal/files"
 	"steerable.dev/sidecar/internal/readstate"
 	"steerable.dev/sidecar/internal/textedit"
-	"steerable.dev/sidecar/protocol"
 )
 
 // The planning steps of apply_patch, one per operation. Each checks the
 // disk under the caller's locks and records the change, the new version,
 // the file entry and the diff; nothing is written until every file passes.
 
-func (e fileEnv) planAdd(plan *patchPlan, abs, content string) *protocol.ToolResult {
+func (e fileEnv) planAdd(plan *patchPlan, abs, content string) error {
 	if _, err := e.ws.Lstat(abs); err == nil {
-		r := Followup("cannot add %s: it already exists; read it and change it with \"*** Update File:\" instead", abs)
-		return &r
+		return refuse(nil, "cannot add %s: it already exists; read it and change it with \"*** Update File:\" instead", abs)
 	}
 	if r := e.checkSize(abs, content); r != nil {
 		return r
@@ -28,14 +26,13 @@ func (e fileEnv) planAdd(plan *patchPlan, abs, content string) *protocol.ToolRes
 	return nil
 }
 
-func (e fileEnv) planDelete(ctx context.Context, plan *patchPlan, abs string) *protocol.ToolResult {
+func (e fileEnv) planDelete(ctx context.Context, plan *patchPlan, abs string) error {
 	cur, refused := e.hash(ctx, abs)
 	switch {
 	case refused != nil:
 		return refused
 	case !cur.exists:
-		r := Followup("cannot delete %s: it does not exist; check the path", abs)
-		return &r
+		return refuse(nil, "cannot delete %s: it does not exist; check the path", abs)
 	}
 	if refused := e.gate(abs, cur, "", false); refused != nil {
 		return refused
@@ -48,7 +45,7 @@ func (e fileEnv) planDelete(ctx context.Context, plan *patchPlan, abs string) *p
 	return nil
 }
 
-func (e fileEnv) planUpdate(plan *patchPlan, abs string, cur onDisk, updated string) *protocol.ToolResult {
+func (e fileEnv) planUpdate(plan *patchPlan, abs string, cur onDisk, updated string) error {
 	if r := e.checkSize(abs, updated); r != nil {
 		return r
 	}
@@ -60,10 +57,9 @@ func (e fileEnv) planUpdate(plan *patchPlan, abs string, cur onDisk, updated str
 	return nil
 }
 
-func (e fileEnv) planMove(plan *patchPlan, abs, dest string, cur onDisk, updated string) *protocol.ToolResult {
+func (e fileEnv) planMove(plan *patchPlan, abs, dest string, cur onDisk, updated string) error {
 	if _, err := e.ws.Lstat(dest); err == nil {
-		r := Followup("cannot move %s to %s: the destination exists; pick another path or delete it in the patch first", abs, dest)
-		return &r
+		return refuse(nil, "cannot move %s to %s: the destination exists; pick another path or delete it in the patch first", abs, dest)
 	}
 	if r := e.checkSize(dest, updated); r != nil {
 		return r

@@ -1,160 +1,44 @@
 package tools
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
-	"fmt"
 	"time"
 
 	"github.com/rs/zerolog"
 
+	"steerable.dev/sidecar/internal/askuser"
 	"steerable.dev/sidecar/protocol"
 )
 
-// AskUserHandler puts one ask_user call's questions to the person and waits
-// for the answers: the seam the tools spec calls make_ask_user_tool(handler).
-// The desktop path routes them to the host (Host.AskUser); the CLI prompts on
-// the terminal. A handler honours ctx; an error, or a result with Cancelled,
-// records empty answers.
-type AskUserHandler interface {
-	AskUser(ctx context.Context, req protocol.AskUserRequestParams) (protocol.AskUserRequestResult, error)
-}
-
-// errMalformedAnswer is a host reply that is neither {answers} nor
-// {cancelled:true}.
-var errMalformedAnswer = errors.New("the host replied to ask_user.request with something other than {answers} or {cancelled: true}")
-
-// DecodeAskUserReply decodes a host's reply to ask_user.request, which must
-// be an object: {answers} or {cancelled: true}.
-func DecodeAskUserReply(raw json.RawMessage) (protocol.AskUserRequestResult, error) {
-	var res protocol.AskUserRequestResult
-	if t := bytes.TrimSpace(raw); len(t) == 0 || t[0] != '{' || json.Unmarshal(t, &res) != nil {
-		return res, fmt.Errorf("%w: %s", errMalformedAnswer, clip(string(raw), 80))
-	}
-	return res, nil
-}
+// AskUserHandler puts one ask_user call's questions to the person: the
+// desktop path routes them to the host (Host.AskUser), the CLI prompts on the
+// terminal. The logic lives in internal/askuser; this file registers it.
+type AskUserHandler = askuser.Handler
 
 // askUser is the ask_user tool.
-type askUser struct {
-	handler AskUserHandler
-	timeout time.Duration // 0: wait
-	log     zerolog.Logger
-}
+type askUser struct{ asker askuser.Asker }
 
 // NewAskUser returns ask_user over handler; timeout > 0 bounds the wait for
 // the answers (STEERABLE_ASK_USER_TIMEOUT_MS).
 func NewAskUser(handler AskUserHandler, timeout time.Duration, log zerolog.Logger) Tool {
-	return &askUser{handler: handler, timeout: timeout, log: log.With().Str("tool", askUserName).Logger()}
+	return &askUser{asker: askuser.Asker{Handler: handler, Timeout: timeout,
+		Log: log.With().Str("tool", askUserName).Logger(), HostGone: ErrHostGone}}
 }
 
-func (t *askUser) Descriptor() protocol.ToolDescriptor {
-	return protocol.ToolDescriptor{
-		Name: askUserName,
-		Description: "Ask the user 1 to 4 structured questions and wait for the answers. Use it when a decision or a " +
-			"fact only the user has blocks your work; do not use it for confirmations you can infer. Each question has a " +
-			"unique id, the question text and a type: select (2 or more options; multiSelect for several answers), text, or " +
-			"password (masked in messages). The result's data.answers maps each question id to the answer (a list for " +
-			"multiSelect); data.cancelled is true when the user did not answer.",
-		Parameters: askUserSchema,
-		Mode:       protocol.ModeRead,
-		Exposure:   protocol.ExposureDirect,
-	}
+func (t *askUser) Descriptor() protocol.ToolDescriptor { return askuser.Descriptor() }
+
+func (t *askUser) Prepare(args json.RawMessage) (json.RawMessage, *protocol.ToolResult) {
+	return askuser.Prepare(args)
 }
 
-// Run asks and waits. Every way of not getting answers — no host, a host
-// without the method, an error reply, a cancel, $/cancelRequest, the timeout
-// — ends the call with empty answers and cancelled:true, never a hung turn.
 func (t *askUser) Run(ctx context.Context, call Call) protocol.ToolResult {
-	var args askUserArgs
+	var args askuser.Args
 	if err := json.Unmarshal(call.Arguments, &args); err != nil {
 		return Followup("arguments for ask_user do not decode: %v", err)
 	}
-	wait := ctx
-	if t.timeout > 0 {
-		var cancel context.CancelFunc
-		wait, cancel = context.WithTimeout(ctx, t.timeout)
-		defer cancel()
-	}
-	res, err := t.handler.AskUser(wait, protocol.AskUserRequestParams{
-		CallID: call.ID, Intro: args.Intro, Questions: args.Questions, Outro: args.Outro,
-	})
-	log := t.log.With().Str("callId", call.ID).Logger()
-	if reason := t.unanswered(ctx, wait, res, err); reason != "" {
-		log.Info().Str("reason", reason).Msg("ask_user: no answers")
-		return cancelledResult(reason)
-	}
-	answers := checkAnswers(args.Questions, res.Answers, log)
-	log.Info().Strs("answered", answeredIDs(args.Questions, answers)).Msg("ask_user: answered")
-	log.Debug().Interface("answers", maskAnswers(args.Questions, answers)).Msg("ask_user: answers (passwords masked)")
-	return OK(summarize(args.Questions, answers), map[string]any{"answers": answers, "cancelled": false})
+	return t.asker.Ask(ctx, call.ID, args)
 }
-
-// unanswered says why no answers came, or "" when they did.
-func (t *askUser) unanswered(ctx, wait context.Context, res protocol.AskUserRequestResult, err error) string {
-	var hostErr *protocol.Error
-	switch {
-	case ctx.Err() != nil:
-		return "the call was cancelled"
-	case wait.Err() != nil:
-		return fmt.Sprintf("no answer within %s (STEERABLE_ASK_USER_TIMEOUT_MS=%d)", t.timeout, t.timeout.Milliseconds())
-	case errors.Is(err, ErrHostGone):
-		return "no host is connected to ask the user"
-	case errors.Is(err, protocol.ErrMethodNotFound):
-		return "the host does not handle ask_user.request"
-	case errors.As(err, &hostErr):
-		return "the host answered with an error: " + clip(hostErr.Message, 200)
-	case err != nil:
-		return clip(err.Error(), 200)
-	case res.Cancelled:
-		return "the user cancelled"
-	}
-	return ""
-}
-
-// cancelledResult records empty answers. It is a success: the tool did its
-// job, and the model reads from the message that it must go on without them.
-func cancelledResult(reason string) protocol.ToolResult {
-	msg := fmt.Sprintf("The user did not answer (%s); no answers were recorded. Continue without them, "+
-		"or ask again later only if you cannot proceed otherwise.", reason)
-	return OK(msg, map[string]any{"answers": map[string]any{}, "cancelled": true})
-}
-
-// askUserSchema is what the model is offered. Prepare has already turned
-// aliases and Inquirer shapes into this, so validation only backs it up.
-var askUserSchema = json.RawMessage(fmt.Sprintf(`{
-  "type": "object",
-  "required": ["intro", "questions"],
-  "additionalProperties": false,
-  "properties": {
-    "intro": {"type": "string", "maxLength": %[1]d, "description": "One or two sentences shown above the questions: why you are asking."},
-    "questions": {
-      "type": "array", "minItems": 1, "maxItems": %[2]d,
-      "items": {
-        "type": "object",
-        "required": ["id", "text", "type"],
-        "additionalProperties": false,
-        "properties": {
-          "id": {"type": "string", "minLength": 1, "maxLength": %[3]d, "description": "Unique key of this question's answer in data.answers."},
-          "text": {"type": "string", "minLength": 1, "maxLength": %[4]d, "description": "The question."},
-          "type": {"enum": ["select", "text", "password"]},
-          "options": {"type": "array", "minItems": %[5]d, "maxItems": %[6]d, "description": "Choices of a select question.", "items": {
-            "type": "object", "required": ["label"], "additionalProperties": false,
-            "properties": {
-              "label": {"type": "string", "minLength": 1, "maxLength": %[7]d},
-              "value": {"type": "string", "maxLength": %[7]d, "description": "The answer recorded when chosen (default: the label)."},
-              "description": {"type": "string", "maxLength": %[8]d}
-            }}},
-          "multiSelect": {"type": "boolean", "description": "select only: the answer is a list of the chosen values."},
-          "header": {"type": "string", "maxLength": %[7]d, "description": "A short tag shown with the question."},
-          "placeholder": {"type": "string", "maxLength": %[7]d, "description": "Hint shown in an empty text field."}
-        }
-      }
-    },
-    "outro": {"type": "string", "maxLength": %[1]d, "description": "Optional closing line shown below the questions."}
-  }
-}`, askUserMaxIntro, askUserMaxQuestions, askUserMaxID, askUserMaxText, askUserMinOptions, askUserMaxOptions, askUserMaxShort, askUserMaxDesc))
 
 var (
 	_ Tool           = (*askUser)(nil)

@@ -15,7 +15,7 @@ import (
 )
 
 // bashDefaultTimeoutMs is the timeout of a call without timeout_ms (SPEC
-// §4.2); the ceiling is Deps.BashMaxTimeoutMs.
+// §4.2); the ceiling is bashEnv.MaxTimeoutMs.
 const bashDefaultTimeoutMs = 120000
 
 type bashArgs struct {
@@ -30,9 +30,18 @@ const bashSchema = `{"type":"object","properties":{
 "cwd":{"type":"string","description":"Working directory, inside the workspace (default: the workspace root)."}},
 "required":["command"],"additionalProperties":false}`
 
+// bashEnv is what bash uses.
+type bashEnv struct {
+	Sandbox        *sandbox.Sandbox // with a shell (Builtins checks)
+	Files          *files.Workspace // where cwd resolves
+	Host           Host             // hears the live output
+	MaxTimeoutMs   int
+	MaxOutputBytes int
+}
+
 // newBash is the bash tool (SPEC §4.2): one shell command in the session's
 // sandbox, its own process group, bounded output streamed live.
-func newBash(d Deps) Tool {
+func newBash(d bashEnv) Tool {
 	shell, _ := d.Sandbox.Shell() // Builtins registers bash only with a shell
 	desc := protocol.ToolDescriptor{
 		Name: "bash", Mode: protocol.ModeLocal, Parameters: json.RawMessage(bashSchema),
@@ -44,12 +53,12 @@ func newBash(d Deps) Tool {
 	})
 }
 
-func runBash(ctx context.Context, d Deps, shell string, call Call, a bashArgs) protocol.ToolResult {
+func runBash(ctx context.Context, d bashEnv, shell string, call Call, a bashArgs) protocol.ToolResult {
 	sb := d.Sandbox
 	if sb.Unavailable() {
 		return bashUnavailable(sb)
 	}
-	timeout, refused := bashTimeout(a.TimeoutMs, d.BashMaxTimeoutMs)
+	timeout, refused := bashTimeout(a.TimeoutMs, d.MaxTimeoutMs)
 	if refused != nil {
 		return *refused
 	}
@@ -62,7 +71,7 @@ func runBash(ctx context.Context, d Deps, shell string, call Call, a bashArgs) p
 	}
 	live := startProgress(d.Host, call.ID)
 	res, err := sb.Run(ctx, sandbox.Command{Argv: []string{shell, "-c", a.Command}, Dir: dir},
-		sandbox.RunOptions{Timeout: timeout, MaxOutput: d.BashMaxOutputBytes, OnOutput: live.Write})
+		sandbox.RunOptions{Timeout: timeout, MaxOutput: d.MaxOutputBytes, OnOutput: live.Write})
 	live.Close()
 	switch {
 	case errors.Is(err, sandbox.ErrUnavailable):
@@ -70,7 +79,7 @@ func runBash(ctx context.Context, d Deps, shell string, call Call, a bashArgs) p
 	case err != nil:
 		return protocol.ToolResult{Success: false, Error: fmt.Sprintf("cannot start the command: %v", err)}
 	}
-	return bashResult(res, timeout, d.BashMaxTimeoutMs, sb)
+	return bashResult(res, timeout, d.MaxTimeoutMs, sb)
 }
 
 // bashUnavailable is the terminal refusal when the sandbox runs nothing.

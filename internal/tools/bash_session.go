@@ -13,7 +13,7 @@ import (
 	"steerable.dev/sidecar/protocol"
 )
 
-// Bounds of the session tools' arguments (SPEC §4.2, issue 18). Typed
+// Bounds of the session tools' arguments (SPEC §4.2). Typed
 // input is capped because bash's readline inserts it character by
 // character, in time that grows with the line: 64 Ki characters take a
 // fraction of a second, megabytes would take minutes.
@@ -38,9 +38,16 @@ const bashSessionSchema = `{"type":"object","properties":{
 ` + sessionReadProps + `},
 "additionalProperties":false}`
 
+// sessionEnv is what bash_session and write_stdin use.
+type sessionEnv struct {
+	Sessions *shellsession.Manager
+	Sandbox  *sandbox.Sandbox // the sessions run under it (for its info and refusals)
+	Host     Host             // hears the live output
+}
+
 // newBashSession is the bash_session tool: an interactive bash on a
 // terminal under the sandbox, kept across calls (shellsession).
-func newBashSession(d Deps) Tool {
+func newBashSession(d sessionEnv) Tool {
 	desc := protocol.ToolDescriptor{
 		Name: "bash_session", Mode: protocol.ModeLocal, Parameters: json.RawMessage(bashSessionSchema),
 		Description: "Open an interactive bash session on a terminal in the workspace, under the same OS sandbox as bash, and optionally run a command in it. " +
@@ -50,7 +57,7 @@ func newBashSession(d Deps) Tool {
 	}
 	return New(desc, func(ctx context.Context, call Call, a bashSessionArgs) protocol.ToolResult {
 		if r := checkChars("command", a.Command); r != nil {
-			return *r
+			return refusal(r)
 		}
 		live := startProgress(d.Host, call.ID)
 		defer live.Close()
@@ -64,11 +71,10 @@ func newBashSession(d Deps) Tool {
 
 // checkChars refuses typed input beyond sessionMaxChars, naming the way
 // around it.
-func checkChars(field, s string) *protocol.ToolResult {
+func checkChars(field, s string) error {
 	if n := utf8.RuneCountInString(s); n > sessionMaxChars {
-		r := Followup("%s is %d characters; at most %d go to the terminal per call. Write long input to a file with write_file "+
+		return refuse(nil, "%s is %d characters; at most %d go to the terminal per call. Write long input to a file with write_file "+
 			"and feed it to the program (python3 script.py, cmd < input.txt), or send it over several calls", field, n, sessionMaxChars)
-		return &r
 	}
 	return nil
 }

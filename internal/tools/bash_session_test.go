@@ -19,7 +19,7 @@ import (
 func sessionDeps(t *testing.T, host Host, max int) Deps {
 	t.Helper()
 	d := bashDeps(t, host, false, "none")
-	m, err := shellsession.New(shellsession.Options{Sandbox: d.Sandbox, Dir: d.Workspace, BufferBytes: 1 << 20,
+	m, err := shellsession.New(shellsession.Options{Sandbox: d.Sandbox, Dir: d.Files.Dir(), BufferBytes: 1 << 20,
 		MaxSessions: max, Idle: time.Hour, Log: zerolog.Nop()})
 	if err != nil {
 		t.Fatal(err)
@@ -57,7 +57,7 @@ func TestSessionToolResults(t *testing.T) {
 	t.Cleanup(func() { goleak.VerifyNone(t) }) // registered first: runs after the session cleanups
 	host := &notes{}
 	d := sessionDeps(t, host, 8)
-	open, write := newBashSession(d), newWriteStdin(d)
+	open, write := newBashSession(sessionEnvOf(d)), newWriteStdin(sessionEnvOf(d))
 	r := callTool(t, open, `{"command":"export X=42","yieldMs":5000}`)
 	id, _ := r.Data["sessionId"].(string)
 	if !r.Success || len(id) != len("sh-12345678") || r.Data["state"] != "prompt" || r.Data["exited"] != false ||
@@ -96,7 +96,7 @@ func TestSessionToolResults(t *testing.T) {
 func TestSessionToolRefusals(t *testing.T) {
 	t.Cleanup(func() { goleak.VerifyNone(t) }) // registered first: runs after the session cleanups
 	d := sessionDeps(t, NoHost{}, 1)
-	open, write := newBashSession(d), newWriteStdin(d)
+	open, write := newBashSession(sessionEnvOf(d)), newWriteStdin(sessionEnvOf(d))
 	id := callTool(t, open, `{}`).Data["sessionId"].(string)
 	for _, tc := range []struct {
 		tool         Tool

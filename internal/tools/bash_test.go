@@ -48,13 +48,13 @@ func bashDeps(t testing.TB, host Host, require bool, choice string) Deps {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { fw.Close() })
-	return Deps{Workspace: ws, Host: host, Log: zerolog.Nop(), Files: fw, Sandbox: sb,
+	return Deps{Host: host, Log: zerolog.Nop(), Files: fw, Sandbox: sb,
 		BashMaxTimeoutMs: 10000, BashMaxOutputBytes: 4096}
 }
 
 func callBash(t *testing.T, d Deps, args string) protocol.ToolResult {
 	t.Helper()
-	return newBash(d).Run(context.Background(), Call{ID: "c1", Arguments: json.RawMessage(args)})
+	return newBash(bashEnvOf(d)).Run(context.Background(), Call{ID: "c1", Arguments: json.RawMessage(args)})
 }
 
 func TestBashResults(t *testing.T) {
@@ -69,7 +69,7 @@ func TestBashResults(t *testing.T) {
 	}{
 		{`{"command":"echo hi"}`, true, false, "", "hi\n"},
 		{`{"command":"echo partial; exit 2"}`, false, true, "exited with code 2", "partial\n"},
-		{`{"command":"pwd","cwd":"sub"}`, true, false, "", filepath.Join(d.Workspace, "sub") + "\n"},
+		{`{"command":"pwd","cwd":"sub"}`, true, false, "", filepath.Join(d.Files.Dir(), "sub") + "\n"},
 		{`{"command":""}`, false, true, "command is empty", ""},
 		{`{"command":"true","cwd":"/"}`, false, true, "escapes the workspace", ""},
 		{`{"command":"true","cwd":"sub/../.."}`, false, true, "escapes the workspace", ""},

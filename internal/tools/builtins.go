@@ -15,12 +15,12 @@ import (
 	"steerable.dev/sidecar/internal/web"
 )
 
-// Deps is what the built-in tools need from the process. cmd fills it from
-// the Config; tools never read the environment.
+// Deps is what the built-in tools need from the process: cmd fills it from
+// the Config at boot (tools never read the environment), and Builtins hands
+// each tool only the fields it uses.
 type Deps struct {
-	Workspace string // absolute, symlinks resolved
-	Host      Host
-	Log       zerolog.Logger
+	Host Host
+	Log  zerolog.Logger
 
 	// Sandbox runs bash (and later run_code); nil leaves bash out.
 	Sandbox            *sandbox.Sandbox
@@ -64,16 +64,17 @@ type Deps struct {
 
 // Builtins is the explicit list of built-in tools, registered with source
 // "builtin". Tools that are not configured are simply left out, so a host
-// that builds its list from tool.list never advertises a broken tool.
+// that builds its list from tool.list never advertises a broken tool. Each
+// tool is given only what it uses.
 func Builtins(d Deps) []Tool {
 	var out []Tool
 	if sb := bashSandbox(d); sb != nil {
 		if _, err := sb.Shell(); err == nil { // else checks.sandbox says why
-			out = append(out, newBash(d))
+			out = append(out, newBash(bashEnvOf(d)))
 		}
 	}
 	if d.Sessions != nil && bashSandbox(d) != nil {
-		out = append(out, newBashSession(d), newWriteStdin(d))
+		out = append(out, newBashSession(sessionEnvOf(d)), newWriteStdin(sessionEnvOf(d)))
 	}
 	if d.Registry != nil {
 		out = append(out, NewToolSearch(d.Registry))
@@ -90,7 +91,8 @@ func Builtins(d Deps) []Tool {
 		out = append(out, WebSearch(d.WebSearcher))
 	}
 	if d.Files != nil && d.ReadState != nil {
-		out = append(out, newReadFile(d), newWriteFile(d), newEditFile(d), newApplyPatch(d), newNotebookEdit(d))
+		env := fileEnvOf(d)
+		out = append(out, newReadFile(env), newWriteFile(env), newEditFile(env), newApplyPatch(env), newNotebookEdit(env))
 	}
 	if d.Files != nil {
 		search := codesearch.New(d.Files, codesearch.Options{MaxFileBytes: d.FileMaxBytes, Ignore: d.SearchIgnore})
@@ -100,7 +102,7 @@ func Builtins(d Deps) []Tool {
 		out = append(out, NewTodoWrite(d.Todos, d.TodoNotifier))
 	}
 	if d.RunCode != nil && d.Dispatcher != nil && d.Sandbox != nil {
-		out = append(out, newRunCode(d))
+		out = append(out, newRunCode(runCode{rt: d.RunCode, disp: d.Dispatcher, sb: d.Sandbox, host: d.Host}))
 	}
 	return out
 }
@@ -112,4 +114,16 @@ func bashSandbox(d Deps) *sandbox.Sandbox {
 		return d.Sandbox
 	}
 	return nil
+}
+
+func bashEnvOf(d Deps) bashEnv {
+	return bashEnv{Sandbox: d.Sandbox, Files: d.Files, Host: d.Host, MaxTimeoutMs: d.BashMaxTimeoutMs, MaxOutputBytes: d.BashMaxOutputBytes}
+}
+
+func sessionEnvOf(d Deps) sessionEnv {
+	return sessionEnv{Sessions: d.Sessions, Sandbox: d.Sandbox, Host: d.Host}
+}
+
+func fileEnvOf(d Deps) fileEnv {
+	return fileEnv{ws: d.Files, state: d.ReadState, requireRead: d.RequireReadBeforeWrite, maxBytes: d.FileMaxBytes, media: d.Media}
 }

@@ -88,7 +88,7 @@ func fileTools(t *testing.T) (*tools.Registry, *tools.Dispatcher, string) {
 	}
 	t.Cleanup(func() { ws.Close() })
 	reg := tools.NewRegistry()
-	deps := tools.Deps{Workspace: dir, Host: tools.NoHost{}, Log: zerolog.Nop(), Files: ws, ReadState: readstate.NewStore(), RequireReadBeforeWrite: true, FileMaxBytes: 1 << 20}
+	deps := tools.Deps{Host: tools.NoHost{}, Log: zerolog.Nop(), Files: ws, ReadState: readstate.NewStore(), RequireReadBeforeWrite: true, FileMaxBytes: 1 << 20}
 	if err := reg.Register(protocol.SourceBuiltin, tools.Builtins(deps)...); err != nil {
 		t.Fatal(err)
 	}

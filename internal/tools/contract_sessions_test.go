@@ -80,7 +80,7 @@ func sessionTools(t *testing.T, max int) (*tools.Registry, *tools.Dispatcher) {
 	}
 	t.Cleanup(m.Close)
 	reg := tools.NewRegistry()
-	deps := tools.Deps{Workspace: ws, Host: tools.NoHost{}, Log: zerolog.Nop(), Files: fw, ReadState: nil, Sandbox: sb, Sessions: m}
+	deps := tools.Deps{Host: tools.NoHost{}, Log: zerolog.Nop(), Files: fw, ReadState: nil, Sandbox: sb, Sessions: m}
 	if err := reg.Register(protocol.SourceBuiltin, tools.Builtins(deps)...); err != nil {
 		t.Fatal(err)
 	}

@@ -113,7 +113,7 @@ func prepare(e *Entry, args json.RawMessage) (json.RawMessage, *protocol.ToolRes
 		return nil, &r
 	}
 	if _, ok := inst.(map[string]any); !ok {
-		r := Followup("arguments for %s must be a JSON object, got %s", name, jsonKind(inst))
+		r := Followup("arguments for %s must be a JSON object, got %s", name, schema.Kind(inst))
 		return nil, &r
 	}
 	sch, err := e.Schema()
@@ -158,22 +158,6 @@ func run(ctx context.Context, e *Entry, call Call, log zerolog.Logger) (res prot
 		}
 	}()
 	return e.Tool.Run(ctx, call)
-}
-
-func jsonKind(v any) string {
-	switch v.(type) {
-	case nil:
-		return "null"
-	case []any:
-		return "an array"
-	case string:
-		return "a string"
-	case bool:
-		return "a boolean"
-	case json.Number:
-		return "a number"
-	}
-	return "an object"
 }
 
 func truncate(s string, n int) string {

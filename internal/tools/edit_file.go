@@ -17,8 +17,7 @@ type editFileArgs struct {
 	ExpectedVersion string          `json:"expectedVersion"`
 }
 
-func newEditFile(d Deps) Tool {
-	env := newFileEnv(d)
+func newEditFile(env fileEnv) Tool {
 	return New(protocol.ToolDescriptor{
 		Name: "edit_file",
 		Description: "Replace text in an existing file: each edit's oldText must match exactly one place in the file as read " +
@@ -38,36 +37,36 @@ func newEditFile(d Deps) Tool {
 func (e fileEnv) editFile(ctx context.Context, call Call, a editFileArgs) protocol.ToolResult {
 	abs, refused := e.resolve(a.Path)
 	if refused != nil {
-		return *refused
+		return refusal(refused)
 	}
 	unlock := e.state.Lock(abs)
 	defer unlock()
 	cur, refused := e.load(ctx, abs)
 	switch {
 	case refused != nil:
-		return *refused
+		return refusal(refused)
 	case !cur.exists:
 		return Followup("%s does not exist; create it with write_file", abs)
 	}
 	if refused := e.gate(abs, cur, a.ExpectedVersion, false); refused != nil {
-		return *refused
+		return refusal(refused)
 	}
 	old := cur.content
 	reps, matches, err := textedit.Edits(ctx, old, a.Edits)
 	switch {
 	case ctx.Err() != nil:
-		return cancelled(abs)
+		return refusal(cancelled(abs))
 	case err != nil:
 		return editFailure(abs, err)
 	}
 	updated := textedit.Apply(old, reps)
 	if r := e.checkSize(abs, updated); r != nil {
-		return *r
+		return refusal(r)
 	}
 	version := readstate.OfString(updated)
 	if version != cur.version {
 		if _, err := e.ws.WriteFileAs(origin(call, "edit_file"), abs, updated, &old); err != nil {
-			return *fileFailure(abs, err)
+			return refusal(fileFailure(abs, err))
 		}
 	}
 	e.refresh(abs, version)

@@ -7,7 +7,7 @@ import (
 	"testing"
 )
 
-// TestFileToolAllocations is the allocation regression test of issue 12:
+// TestFileToolAllocations is the allocation regression test:
 // each file tool, run in process on a small file, allocates about its size,
 // not the 1 MiB of hash-pipe buffers read_file took for a 4 KiB file. The
 // ceilings are loose (3× the size + 16 KiB) so that the test is not flaky;

@@ -9,7 +9,7 @@ import (
 	"testing"
 )
 
-// Allocation benchmarks of the file tools (issue 12). Each runs one tool
+// Allocation benchmarks of the file tools. Each runs one tool
 // call per iteration on a 4 KiB, 1 MiB and 100 MiB file, through the tool
 // itself (its arguments decoded, no JSON-RPC framing), and reports besides
 // -benchmem's B/op the metric alloc/size: bytes allocated per call over the
@@ -115,7 +115,7 @@ func BenchmarkVersionHash(b *testing.B) {
 		b.Run(sz.name, func(b *testing.B) {
 			h := newFileHarness(b, maxBytes(1<<30))
 			h.write("f.txt", benchText(sz.size, "a"))
-			env := newFileEnv(Deps{Files: h.ws, ReadState: h.state, FileMaxBytes: 1 << 30})
+			env := fileEnvOf(Deps{Files: h.ws, ReadState: h.state, FileMaxBytes: 1 << 30})
 			abs, ctx := h.abs("f.txt"), context.Background()
 			b.SetBytes(int64(sz.size))
 			b.ReportAllocs()
@@ -124,7 +124,7 @@ func BenchmarkVersionHash(b *testing.B) {
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
 				if _, refused := env.hash(ctx, abs); refused != nil {
-					b.Fatal(refused.Error)
+					b.Fatal(refused)
 				}
 			}
 			b.StopTimer()

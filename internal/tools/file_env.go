@@ -11,7 +11,6 @@ import (
 
 	"steerable.dev/sidecar/internal/files"
 	"steerable.dev/sidecar/internal/readstate"
-	"steerable.dev/sidecar/protocol"
 )
 
 // fileEnv is what the file tools (read_file, write_file, edit_file,
@@ -27,10 +26,6 @@ type fileEnv struct {
 	media       MediaOptions
 }
 
-func newFileEnv(d Deps) fileEnv {
-	return fileEnv{ws: d.Files, state: d.ReadState, requireRead: d.RequireReadBeforeWrite, maxBytes: d.FileMaxBytes, media: d.Media}
-}
-
 // origin names a call for the workspace's recorder (checkpoints).
 func origin(call Call, tool string) files.Origin { return files.Origin{CallID: call.ID, Tool: tool} }
 
@@ -42,11 +37,10 @@ const maxDiffChars = 100_000
 const versionSchema = `{"type":"string","pattern":"^[0-9a-f]{64}$","description":"the version read_file (or your last write) reported; the write is refused as a conflict if the file is no longer at this version"}`
 
 // resolve turns the model's path into the real path, or a follow-up.
-func (e fileEnv) resolve(p string) (string, *protocol.ToolResult) {
+func (e fileEnv) resolve(p string) (string, error) {
 	abs, err := e.ws.Resolve(p)
 	if err != nil {
-		r := Followup("%v", err)
-		return "", &r
+		return "", refuse(nil, "%v", err)
 	}
 	return abs, nil
 }
@@ -62,7 +56,7 @@ type onDisk struct {
 // load reads a file whole (edit_file, apply_patch updates), refusing one
 // over the size limit or one that is not text. Each pass over a large file
 // takes tens of milliseconds, so the context is checked between them.
-func (e fileEnv) load(ctx context.Context, abs string) (onDisk, *protocol.ToolResult) {
+func (e fileEnv) load(ctx context.Context, abs string) (onDisk, error) {
 	b, fi, err := e.ws.ReadFile(abs, e.maxBytes)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
@@ -70,25 +64,22 @@ func (e fileEnv) load(ctx context.Context, abs string) (onDisk, *protocol.ToolRe
 	case err != nil:
 		return onDisk{}, fileFailure(abs, err)
 	case ctx.Err() != nil:
-		r := cancelled(abs)
-		return onDisk{}, &r
+		return onDisk{}, cancelled(abs)
 	}
 	var nt *files.NotTextError
 	if errors.As(files.CheckText(b), &nt) {
-		r := e.notText(abs, nt, int64(len(b)))
-		return onDisk{}, &r
+		return onDisk{}, e.notText(abs, nt, int64(len(b)))
 	}
 	version, err := readstate.OfStringContext(ctx, b)
 	if err != nil {
-		r := cancelled(abs)
-		return onDisk{}, &r
+		return onDisk{}, cancelled(abs)
 	}
 	return onDisk{exists: true, version: version, content: b, mode: fi.Mode()}, nil
 }
 
 // hash finds a file's version without holding it in memory (write_file,
 // apply_patch deletes); a cancelled call stops it.
-func (e fileEnv) hash(ctx context.Context, abs string) (onDisk, *protocol.ToolResult) {
+func (e fileEnv) hash(ctx context.Context, abs string) (onDisk, error) {
 	f, fi, err := e.ws.OpenRead(abs)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
@@ -120,49 +111,42 @@ func (e fileEnv) partial(abs string) bool {
 // cancelled is the result of a call stopped by its context before it
 // wrote anything; the host sees the cancellation itself, this only keeps
 // the lock from being held for nothing.
-func cancelled(abs string) protocol.ToolResult {
-	r := Followup("the call was cancelled; %s was not changed", abs)
-	r.Data = map[string]any{"path": abs}
-	return r
+func cancelled(abs string) error {
+	return refuse(map[string]any{"path": abs}, "the call was cancelled; %s was not changed", abs)
 }
 
 // checkSize refuses a result over the size limit.
-func (e fileEnv) checkSize(abs, content string) *protocol.ToolResult {
+func (e fileEnv) checkSize(abs, content string) error {
 	if int64(len(content)) <= e.maxBytes {
 		return nil
 	}
-	r := Followup("%s would be %d bytes, over the %d-byte limit (STEERABLE_FILE_MAX_BYTES)", abs, len(content), e.maxBytes)
-	return &r
+	return refuse(nil, "%s would be %d bytes, over the %d-byte limit (STEERABLE_FILE_MAX_BYTES)", abs, len(content), e.maxBytes)
 }
 
 // fileFailure maps a file-system error to a follow-up naming the fix.
-func fileFailure(abs string, err error) *protocol.ToolResult {
-	var r protocol.ToolResult
+func fileFailure(abs string, err error) error {
+	data := map[string]any{"path": abs}
 	switch {
 	case errors.Is(err, files.ErrNotRegular), errors.Is(err, files.ErrTooLarge), errors.Is(err, files.ErrEscapes):
-		r = Followup("%v", err)
+		return refuse(data, "%v", err)
 	case errors.Is(err, fs.ErrPermission):
-		r = Followup("%s: permission denied; the sidecar cannot access it, so pick another path or change its permissions with bash", abs)
-	default:
-		r = Followup("%s: %v; check the path, or inspect it with bash", abs, err)
+		return refuse(data, "%s: permission denied; the sidecar cannot access it, so pick another path or change its permissions with bash", abs)
 	}
-	r.Data = map[string]any{"path": abs}
-	return &r
+	return refuse(data, "%s: %v; check the path, or inspect it with bash", abs, err)
 }
 
 // notText refuses binary content; no version is recorded. The hint names
 // commands that exist wherever bash runs (od and head are in every
 // coreutils and busybox; file and xxd are missing from the Docker image),
 // and python3 only where it is installed.
-func (e fileEnv) notText(abs string, nt *files.NotTextError, size int64) protocol.ToolResult {
+func (e fileEnv) notText(abs string, nt *files.NotTextError, size int64) error {
 	q := shellQuote(e.ws.Rel(abs))
 	hint := fmt.Sprintf("inspect it with bash (head -c 512 %s | od -A d -c, or od -A d -t x1 %s | head -n 20)", q, q)
 	if hasPython3() {
 		hint += " and change it with a python3 script"
 	}
-	r := Followup("%s is not a text file (%s, %d bytes, %s): the file tools handle UTF-8 text only; %s", abs, nt.Type, size, nt.Reason, hint)
-	r.Data = map[string]any{"path": abs, "bytes": size, "type": nt.Type}
-	return r
+	return refuse(map[string]any{"path": abs, "bytes": size, "type": nt.Type},
+		"%s is not a text file (%s, %d bytes, %s): the file tools handle UTF-8 text only; %s", abs, nt.Type, size, nt.Reason, hint)
 }
 
 // hasPython3 reports whether python3 is on the PATH bash runs with, looked

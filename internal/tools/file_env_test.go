@@ -7,9 +7,8 @@ import (
 )
 
 // TestBinaryHintNamesCommandsThatExist: the refusal of a binary file
-// points at commands bash can run here (issue 10: it named file and xxd,
-// which the Docker image lacks), and at python3 only where it is
-// installed.
+// points at commands bash can run here (never file or xxd, which the
+// Docker image lacks), and at python3 only where it is installed.
 func TestBinaryHintNamesCommandsThatExist(t *testing.T) {
 	for _, python := range []bool{true, false} {
 		saved := hasPython3

@@ -2,7 +2,6 @@ package tools
 
 import (
 	"steerable.dev/sidecar/internal/readstate"
-	"steerable.dev/sidecar/protocol"
 )
 
 // Gate codes (data.code of a refused write).
@@ -25,7 +24,7 @@ const (
 //
 // A file that does not exist (new, or vanished since it was read) passes,
 // unless an expectedVersion was given for it.
-func (e fileEnv) gate(abs string, cur onDisk, expected string, wholeWrite bool) *protocol.ToolResult {
+func (e fileEnv) gate(abs string, cur onDisk, expected string, wholeWrite bool) error {
 	tracked, known := e.state.Get(abs)
 	if expected != "" {
 		switch {
@@ -43,9 +42,7 @@ func (e fileEnv) gate(abs string, cur onDisk, expected string, wholeWrite bool) 
 		if !e.requireRead {
 			return nil
 		}
-		r := Followup("%s exists but was never read in this session; read it first, then write with the read version (read_file returns it; pass it as expectedVersion), or, from a trusted one-shot script, set STEERABLE_REQUIRE_READ_BEFORE_WRITE=0", abs)
-		r.Data = map[string]any{"path": abs, "code": codeNotRead}
-		return &r
+		return refuse(map[string]any{"path": abs, "code": codeNotRead}, "%s exists but was never read in this session; read it first, then write with the read version (read_file returns it; pass it as expectedVersion), or, from a trusted one-shot script, set STEERABLE_REQUIRE_READ_BEFORE_WRITE=0", abs)
 	}
 	if r := partialGate(abs, tracked, wholeWrite); r != nil {
 		return r
@@ -57,24 +54,20 @@ func (e fileEnv) gate(abs string, cur onDisk, expected string, wholeWrite bool) 
 }
 
 // partialGate refuses a whole-file write after a partial read.
-func partialGate(abs string, tracked readstate.Entry, wholeWrite bool) *protocol.ToolResult {
+func partialGate(abs string, tracked readstate.Entry, wholeWrite bool) error {
 	if !wholeWrite || !tracked.Partial {
 		return nil
 	}
-	r := Followup("only part of %s was read (the view was clipped or a line range), so overwriting it whole would destroy text you have not seen; change it with edit_file, or read all of it first", abs)
-	r.Data = map[string]any{"path": abs, "code": codePartialRead}
-	return &r
+	return refuse(map[string]any{"path": abs, "code": codePartialRead}, "only part of %s was read (the view was clipped or a line range), so overwriting it whole would destroy text you have not seen; change it with edit_file, or read all of it first", abs)
 }
 
 // conflict is a refused compare-and-swap; actual is "" for a missing file.
-func conflict(abs, expected, actual, format string, args ...any) *protocol.ToolResult {
-	r := Followup(format, args...)
+func conflict(abs, expected, actual, format string, args ...any) error {
 	var act any
 	if actual != "" {
 		act = actual
 	}
-	r.Data = map[string]any{"path": abs, "code": codeConflict, "expectedVersion": expected, "actualVersion": act}
-	return &r
+	return refuse(map[string]any{"path": abs, "code": codeConflict, "expectedVersion": expected, "actualVersion": act}, format, args...)
 }
 
 // short abbreviates a version for messages; data carries it whole.

@@ -128,7 +128,7 @@ func TestTouchIsNoConflict(t *testing.T) {
 	h.ok("edit_file", map[string]any{"path": "f.txt", "edits": []any{map[string]any{"oldText": "same", "newText": "new"}}})
 }
 
-// TestPartialViewSurvivesEdits is the data-loss case of issue 10: read a
+// TestPartialViewSurvivesEdits is the data-loss case: read a
 // file over 100,000 characters (partial), change one line with edit_file or
 // apply_patch, then overwrite it whole with write_file. The whole write
 // must still be refused (the middle was never seen), with the file intact;

@@ -41,7 +41,7 @@ func newFileHarness(t testing.TB, opts ...harnessOpt) *fileHarness {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { ws.Close() })
-	deps := Deps{Workspace: dir, Host: NoHost{}, Log: zerolog.Nop(), Files: ws, ReadState: readstate.NewStore(),
+	deps := Deps{Host: NoHost{}, Log: zerolog.Nop(), Files: ws, ReadState: readstate.NewStore(),
 		RequireReadBeforeWrite: true, FileMaxBytes: 64 << 20}
 	for _, o := range opts {
 		o(&deps)

@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"steerable.dev/sidecar/internal/askuser"
 	"steerable.dev/sidecar/protocol"
 )
 
@@ -9,7 +10,7 @@ var minimalTools = map[string]bool{"bash": true, "read_file": true, "write_file"
 
 // askUserName is offered to the model only with askUser:true (opt-in per
 // request).
-const askUserName = "ask_user"
+const askUserName = askuser.Name
 
 // List answers tool.list. The inventory view is every registered tool,
 // hidden ones included (the host's introspection); the model view is what to

@@ -7,7 +7,7 @@ import (
 )
 
 // TestClassifyIgnoresCase: the exact names and the prefix rules apply
-// whatever the case (issue 10: DELETE_USER and Get_User were local).
+// whatever the case (DELETE_USER is destructive, Get_User read).
 func TestClassifyIgnoresCase(t *testing.T) {
 	tests := []struct {
 		name string

@@ -21,8 +21,7 @@ type notebookEditArgs struct {
 	ExpectedVersion string  `json:"expectedVersion"`
 }
 
-func newNotebookEdit(d Deps) Tool {
-	env := newFileEnv(d)
+func newNotebookEdit(env fileEnv) Tool {
 	return New(protocol.ToolDescriptor{
 		Name: "notebook_edit",
 		Description: "Edit one cell of a Jupyter notebook (.ipynb): replace its source (and optionally its type), insert a new cell after it, or delete it. " +
@@ -42,19 +41,19 @@ func newNotebookEdit(d Deps) Tool {
 func (e fileEnv) notebookEdit(ctx context.Context, call Call, a notebookEditArgs) protocol.ToolResult {
 	abs, refused := e.resolve(a.Path)
 	if refused != nil {
-		return *refused
+		return refusal(refused)
 	}
 	unlock := e.state.Lock(abs)
 	defer unlock()
 	cur, refused := e.load(ctx, abs)
 	switch {
 	case refused != nil:
-		return *refused
+		return refusal(refused)
 	case !cur.exists:
 		return Followup("%s does not exist; create a notebook with write_file (nbformat 4 JSON) first", abs)
 	}
 	if refused := e.gate(abs, cur, a.ExpectedVersion, false); refused != nil {
-		return *refused
+		return refusal(refused)
 	}
 	nb, err := notebook.Parse(unsafe.Slice(unsafe.StringData(cur.content), len(cur.content)))
 	if err != nil {
@@ -66,11 +65,11 @@ func (e fileEnv) notebookEdit(ctx context.Context, call Call, a notebookEditArgs
 	}
 	updated := string(out)
 	if r := e.checkSize(abs, updated); r != nil {
-		return *r
+		return refusal(r)
 	}
 	version := readstate.OfString(updated)
 	if _, err := e.ws.WriteFileAs(origin(call, "notebook_edit"), abs, updated, &cur.content); err != nil {
-		return *fileFailure(abs, err)
+		return refusal(fileFailure(abs, err))
 	}
 	e.refresh(abs, version)
 	return OK(notebookMessage(abs, a.EditMode, id, a.CellID), map[string]any{

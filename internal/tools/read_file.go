@@ -20,8 +20,7 @@ type readFileArgs struct {
 	Pages  string `json:"pages"`
 }
 
-func newReadFile(d Deps) Tool {
-	env := newFileEnv(d)
+func newReadFile(env fileEnv) Tool {
 	return New(protocol.ToolDescriptor{
 		Name: "read_file",
 		Description: "Read a file in the workspace. A UTF-8 text file comes back exactly as stored, with its version " +
@@ -43,7 +42,7 @@ func newReadFile(d Deps) Tool {
 func (e fileEnv) readFile(ctx context.Context, _ Call, a readFileArgs) protocol.ToolResult {
 	abs, refused := e.resolve(a.Path)
 	if refused != nil {
-		return *refused
+		return refusal(refused)
 	}
 	unlock := e.state.Lock(abs)
 	defer unlock()
@@ -65,7 +64,7 @@ func (e fileEnv) readText(ctx context.Context, abs string, a readFileArgs, media
 		return Followup("%s does not exist; check the path (list the directory with bash: ls %s)", abs, e.ws.Rel(filepath.Dir(abs)))
 	}
 	if err != nil {
-		return *fileFailure(abs, err)
+		return refusal(fileFailure(abs, err))
 	}
 	defer f.Close()
 	h := readstate.NewHasher()
@@ -75,9 +74,9 @@ func (e fileEnv) readText(ctx context.Context, abs string, a readFileArgs, media
 	case errors.As(err, &nt) && mediaFallback && mediaType(nt.Type):
 		return e.readMedia(ctx, abs, a)
 	case errors.As(err, &nt):
-		return e.notText(abs, nt, fi.Size())
+		return refusal(e.notText(abs, nt, fi.Size()))
 	case err != nil:
-		return *fileFailure(abs, err)
+		return refusal(fileFailure(abs, err))
 	case a.Offset > max(text.TotalLines, 1):
 		return Followup("offset %d is past the end of %s, which has %d lines; pass an offset from 1 to %d", a.Offset, abs, text.TotalLines, max(text.TotalLines, 1))
 	}

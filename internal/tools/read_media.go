@@ -85,7 +85,7 @@ func (e fileEnv) readMedia(ctx context.Context, abs string, a readFileArgs) prot
 	case errors.Is(err, fs.ErrNotExist):
 		return notFound(e, abs)
 	case err != nil:
-		return *fileFailure(abs, err)
+		return refusal(fileFailure(abs, err))
 	}
 	b := unsafe.Slice(unsafe.StringData(s), len(s)) // read only, like s
 	switch {
@@ -110,7 +110,7 @@ func (e fileEnv) readImage(ctx context.Context, abs string, b []byte) protocol.T
 	lim := e.media.imageLimits()
 	p, err := imaging.Fit(b, lim)
 	if ctx.Err() != nil {
-		return cancelled(abs)
+		return refusal(cancelled(abs))
 	}
 	if err != nil {
 		r := Followup("%s cannot be shown as an image: %v", abs, err)

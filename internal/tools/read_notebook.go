@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 	"unsafe"
 
+	"steerable.dev/sidecar/internal/clip"
 	"steerable.dev/sidecar/internal/files"
 	"steerable.dev/sidecar/internal/imaging"
 	"steerable.dev/sidecar/internal/notebook"
@@ -34,7 +35,7 @@ func (e fileEnv) readNotebook(ctx context.Context, abs string) protocol.ToolResu
 	case errors.Is(err, fs.ErrNotExist):
 		return notFound(e, abs)
 	case err != nil:
-		return *fileFailure(abs, err)
+		return refusal(fileFailure(abs, err))
 	}
 	if err := files.CheckText(s); err != nil {
 		return e.readText(ctx, abs, readFileArgs{Path: abs}, true)
@@ -46,7 +47,7 @@ func (e fileEnv) readNotebook(ctx context.Context, abs string) protocol.ToolResu
 	r := nbRender{lim: e.media.imageLimits(), total: len(nb.Cells)}
 	for i, c := range nb.Cells {
 		if ctx.Err() != nil {
-			return cancelled(abs)
+			return refusal(cancelled(abs))
 		}
 		r.cell(i+1, c)
 	}
@@ -158,14 +159,14 @@ func (r *nbRender) finish() ([]protocol.ContentBlock, string, bool) {
 	return r.blocks, r.all.String(), r.hidden > 0 || r.omitted > 0
 }
 
+// outputClip keeps a quarter of an output's characters from its head and
+// the rest from its tail, where errors and final results are.
+var outputClip = clip.Limit{Head: nbOutputChars / 4, Tail: nbOutputChars - nbOutputChars/4, Unit: clip.Chars}
+
 // clipOutput keeps an output's head and tail.
 func clipOutput(s string) string {
-	if utf8.RuneCountInString(s) <= nbOutputChars {
-		return s
-	}
-	head, tail := nbOutputChars/4, nbOutputChars*3/4
-	runes := []rune(s)
-	return string(runes[:head]) + fmt.Sprintf("\n...[%d characters of output not shown]...\n", len(runes)-head-tail) + string(runes[len(runes)-tail:])
+	out, _ := outputClip.String(s)
+	return out
 }
 
 // ansi matches the terminal colour codes IPython puts in tracebacks.

@@ -142,7 +142,7 @@ func pdfFailure(abs string, size int, err error) protocol.ToolResult {
 	case errors.Is(err, context.DeadlineExceeded):
 		r = Followup("%s: reading the PDF took longer than %v and was stopped; extract its text with bash (pdftotext, where poppler-utils is installed)", abs, pdfTimeout)
 	case errors.Is(err, context.Canceled):
-		return cancelled(abs)
+		return refusal(cancelled(abs))
 	case errors.Is(err, pdftext.ErrEncrypted):
 		r = Followup("%s: %v; its text cannot be read here. Ask the user for a decrypted copy (e.g. qpdf --decrypt --password=... in.pdf out.pdf)", abs, err)
 	case errors.As(err, &m):

@@ -67,8 +67,8 @@ func NewRegistry() *Registry {
 
 // validName reports whether name is what hosts and model APIs accept as a
 // tool name: 1-128 of A-Z a-z 0-9 _ . : -. (A loop, not the equivalent
-// regexp: compiling {1,128} unrolls 128 states at package init, 0.3 ms of
-// every start.)
+// regexp: compiling {1,128} unrolls 128 states at package init, on every
+// start.)
 func validName(name string) bool {
 	if len(name) == 0 || len(name) > 128 {
 		return false

@@ -41,11 +41,10 @@ type runCode struct {
 	host Host
 }
 
-// newRunCode is the run_code tool (SPEC §4.6, issue 13): the program runs
+// newRunCode is the run_code tool (SPEC §4.6): the program runs
 // in runcode's sandboxed interpreter, and every tool it calls goes back
 // through the dispatch pipeline.
-func newRunCode(d Deps) Tool {
-	rc := runCode{rt: d.RunCode, disp: d.Dispatcher, sb: d.Sandbox, host: d.Host}
+func newRunCode(rc runCode) Tool {
 	desc := protocol.ToolDescriptor{Name: "run_code", Mode: protocol.ModeLocal, Parameters: json.RawMessage(runCodeSchema),
 		Description: runCodeDescription}
 	return New(desc, rc.run)

@@ -54,14 +54,14 @@ func newRunCodeHarness(t testing.TB, approver Approver, extra ...Tool) *runCodeH
 	} else {
 		disp = NewDispatcher(reg, nil, zerolog.Nop())
 	}
-	deps.RunCode = runcode.New(runcode.Options{Sandbox: deps.Sandbox, Workspace: deps.Workspace,
+	deps.RunCode = runcode.New(runcode.Options{Sandbox: deps.Sandbox, Workspace: deps.Files.Dir(),
 		Candidates: runcode.Candidates(os.Getenv("PATH")), Limits: runcode.Limits{Timeout: 30 * time.Second}})
 	deps.ReadState, deps.RequireReadBeforeWrite, deps.FileMaxBytes = readstate.NewStore(), true, 1<<20
 	deps.Dispatcher, deps.Registry = disp, reg
 	if err := reg.Register(protocol.SourceBuiltin, append(Builtins(deps), extra...)...); err != nil {
 		t.Fatal(err)
 	}
-	return &runCodeHarness{ws: deps.Workspace, state: deps.ReadState, d: disp, sb: deps.Sandbox}
+	return &runCodeHarness{ws: deps.Files.Dir(), state: deps.ReadState, d: disp, sb: deps.Sandbox}
 }
 
 func (h *runCodeHarness) run(t testing.TB, id string, args any) protocol.ToolResult {
@@ -253,7 +253,7 @@ func TestRunCodeContract(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := doc.RunCode.Tool
-	desc := newRunCode(Deps{}).Descriptor()
+	desc := newRunCode(runCode{}).Descriptor()
 	var schema struct {
 		Required   []string
 		Properties map[string]any

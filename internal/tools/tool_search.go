@@ -10,7 +10,7 @@ import (
 	"sync/atomic"
 	"unicode/utf8"
 
-	search "steerable.dev/sidecar/internal/toolsearch"
+	"steerable.dev/sidecar/internal/toolsearch"
 	"steerable.dev/sidecar/protocol"
 )
 
@@ -35,7 +35,7 @@ type ToolSearch struct {
 	Tool
 	reg *Registry
 	mu  sync.Mutex // serialises building and updates
-	idx atomic.Pointer[search.Index]
+	idx atomic.Pointer[toolsearch.Index]
 }
 
 type toolSearchArgs struct {
@@ -103,18 +103,18 @@ func (ts *ToolSearch) run(_ context.Context, _ Call, a toolSearchArgs) protocol.
 // searchLimit applies the default (8) and the ceiling (20).
 func searchLimit(v *float64) (int, *protocol.ToolResult) {
 	if v == nil {
-		return search.DefaultLimit, nil
+		return toolsearch.DefaultLimit, nil
 	}
 	if *v < 1 {
-		r := Followup("max_results is %v; it must be at least 1 (default %d, at most %d)", *v, search.DefaultLimit, search.MaxLimit)
+		r := Followup("max_results is %v; it must be at least 1 (default %d, at most %d)", *v, toolsearch.DefaultLimit, toolsearch.MaxLimit)
 		return 0, &r
 	}
-	return int(min(*v, search.MaxLimit)), nil
+	return int(min(*v, toolsearch.MaxLimit)), nil
 }
 
 // matches turns hits into full descriptors. A tool removed or re-registered
 // outside the deferred tier since the search ran is left out.
-func (ts *ToolSearch) matches(hits []search.Hit) []SearchMatch {
+func (ts *ToolSearch) matches(hits []toolsearch.Hit) []SearchMatch {
 	out := make([]SearchMatch, 0, len(hits))
 	for _, h := range hits {
 		e, ok := ts.reg.Lookup(h.Name)
@@ -127,7 +127,7 @@ func (ts *ToolSearch) matches(hits []search.Hit) []SearchMatch {
 }
 
 // index returns the index, building it from the registry on first use.
-func (ts *ToolSearch) index() (*search.Index, error) {
+func (ts *ToolSearch) index() (*toolsearch.Index, error) {
 	if idx := ts.idx.Load(); idx != nil {
 		return idx, nil
 	}
@@ -136,15 +136,15 @@ func (ts *ToolSearch) index() (*search.Index, error) {
 	if idx := ts.idx.Load(); idx != nil {
 		return idx, nil
 	}
-	an, err := search.NewAnalyzer()
+	an, err := toolsearch.NewAnalyzer()
 	if err != nil {
 		return nil, err
 	}
-	idx := search.NewIndex(an)
-	var docs []search.Doc
+	idx := toolsearch.NewIndex(an)
+	var docs []toolsearch.Doc
 	for _, d := range ts.reg.Descriptors() {
 		if d.Exposure == protocol.ExposureDeferred {
-			docs = append(docs, search.Doc{Name: d.Name, Description: d.Description})
+			docs = append(docs, toolsearch.Doc{Name: d.Name, Description: d.Description})
 		}
 	}
 	idx.Apply(docs, nil)
@@ -169,11 +169,11 @@ func (ts *ToolSearch) observe(c Change) {
 		names = append(names, d.Name)
 	}
 	slices.Sort(names)
-	var upsert []search.Doc
+	var upsert []toolsearch.Doc
 	var remove []string
 	for _, name := range slices.Compact(names) {
 		if e, ok := ts.reg.Lookup(name); ok && e.Desc.Exposure == protocol.ExposureDeferred {
-			upsert = append(upsert, search.Doc{Name: name, Description: e.Desc.Description})
+			upsert = append(upsert, toolsearch.Doc{Name: name, Description: e.Desc.Description})
 		} else {
 			remove = append(remove, name)
 		}

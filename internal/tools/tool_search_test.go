@@ -14,7 +14,7 @@ import (
 	"github.com/rs/zerolog"
 
 	sidecar "steerable.dev/sidecar"
-	search "steerable.dev/sidecar/internal/toolsearch"
+	"steerable.dev/sidecar/internal/toolsearch"
 	"steerable.dev/sidecar/protocol"
 )
 
@@ -107,11 +107,11 @@ func TestToolSearchFloorAndBounds(t *testing.T) {
 		args string
 		want int
 	}{
-		{`{"query":"report"}`, search.DefaultLimit},
+		{`{"query":"report"}`, toolsearch.DefaultLimit},
 		{`{"query":"report","max_results":3}`, 3},
 		{`{"query":"report","max_results":20}`, 20},
-		{`{"query":"report","max_results":25}`, search.MaxLimit},
-		{`{"query":"report","max_results":1e300}`, search.MaxLimit},
+		{`{"query":"report","max_results":25}`, toolsearch.MaxLimit},
+		{`{"query":"report","max_results":1e300}`, toolsearch.MaxLimit},
 		{`{"query":"report","max_results":1}`, 1},
 		{`{"query":"kubernetes"}`, 0}, // off-vocabulary: success with no matches
 	}
@@ -245,7 +245,7 @@ func TestToolSearchConcurrentUpdates(t *testing.T) {
 	}
 }
 
-func (ts *ToolSearch) mustIndex(t *testing.T) *search.Index {
+func (ts *ToolSearch) mustIndex(t *testing.T) *toolsearch.Index {
 	t.Helper()
 	idx, err := ts.index()
 	if err != nil {

@@ -57,8 +57,8 @@ func testSandbox(t *testing.T, choice string, network bool) *sandbox.Sandbox {
 }
 
 // TestDownloadHints: a refusal of a binary body names only what this
-// session can run (issue 10: it always said "bash with curl", which the
-// image lacks and the sandbox's default network-off posture cannot use).
+// session can run, never a "bash with curl" the image may lack or the
+// sandbox's default network-off posture cannot use.
 func TestDownloadHints(t *testing.T) {
 	none := testSandbox(t, "none", false)
 	tests := []struct {

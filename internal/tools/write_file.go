@@ -15,8 +15,7 @@ type writeFileArgs struct {
 	ExpectedVersion string `json:"expectedVersion"`
 }
 
-func newWriteFile(d Deps) Tool {
-	env := newFileEnv(d)
+func newWriteFile(env fileEnv) Tool {
 	return New(protocol.ToolDescriptor{
 		Name: "write_file",
 		Description: "Create a file, or replace an existing one whole, with content written byte for byte (parent directories are created, the mode is kept). " +
@@ -33,7 +32,7 @@ func newWriteFile(d Deps) Tool {
 func (e fileEnv) writeFile(ctx context.Context, call Call, a writeFileArgs) protocol.ToolResult {
 	abs, refused := e.resolve(a.Path)
 	if refused != nil {
-		return *refused
+		return refusal(refused)
 	}
 	if int64(len(a.Content)) > e.maxBytes {
 		return Followup("content is %d bytes, over the %d-byte limit (STEERABLE_FILE_MAX_BYTES); write a smaller file, or build it in parts with edit_file", len(a.Content), e.maxBytes)
@@ -42,17 +41,17 @@ func (e fileEnv) writeFile(ctx context.Context, call Call, a writeFileArgs) prot
 	defer unlock()
 	cur, refused := e.hash(ctx, abs)
 	if refused != nil {
-		return *refused
+		return refusal(refused)
 	}
 	if refused := e.gate(abs, cur, a.ExpectedVersion, true); refused != nil {
-		return *refused
+		return refusal(refused)
 	}
 	version := readstate.OfString(a.Content)
 	created := !cur.exists
 	if cur.version != version { // identical content: nothing to write
 		var err error
 		if created, err = e.ws.WriteFileAs(origin(call, "write_file"), abs, a.Content, nil); err != nil {
-			return *fileFailure(abs, err)
+			return refusal(fileFailure(abs, err))
 		}
 	}
 	e.state.Set(abs, readstate.Entry{Version: version}) // a whole write the gates allowed: the model has seen it all

@@ -25,7 +25,7 @@ const writeStdinSchema = `{"type":"object","properties":{
 
 // newWriteStdin is the write_stdin tool: type into a bash_session and read
 // what is new.
-func newWriteStdin(d Deps) Tool {
+func newWriteStdin(d sessionEnv) Tool {
 	desc := protocol.ToolDescriptor{
 		Name: "write_stdin", Mode: protocol.ModeLocal, Parameters: json.RawMessage(writeStdinSchema),
 		Description: "Type characters into a bash_session (commands, answers to prompts, \"\\u0003\" for Ctrl-C) and return the output since the last read, " +
@@ -33,7 +33,7 @@ func newWriteStdin(d Deps) Tool {
 	}
 	return New(desc, func(ctx context.Context, call Call, a writeStdinArgs) protocol.ToolResult {
 		if r := checkChars("chars", a.Chars); r != nil {
-			return *r
+			return refusal(r)
 		}
 		live := startProgress(d.Host, call.ID)
 		defer live.Close()
@@ -51,7 +51,7 @@ func newWriteStdin(d Deps) Tool {
 
 // closeSession writes chars (if any, waiting as usual), then ends the
 // session; the result holds the output of both.
-func closeSession(ctx context.Context, d Deps, id string, req shellsession.Request) protocol.ToolResult {
+func closeSession(ctx context.Context, d sessionEnv, id string, req shellsession.Request) protocol.ToolResult {
 	var first shellsession.Result
 	if req.Chars != "" {
 		var err error

@@ -38,11 +38,13 @@ func (Mode) lifetime(*cgroups) Lifetime { return LifetimeJob }
 
 func (Mode) String() string { return "job object" }
 
-// procSys is the child's job; mu orders Kill against reap's close of the
-// handle (a closed handle's value may be reused).
+// procSys is the child's job and the completion port Windows reports the
+// job's limit hits to; mu orders Kill against reap's close of the handles
+// (a closed handle's value may be reused).
 type procSys struct {
-	mu  sync.Mutex
-	job windows.Handle // 0 once closed
+	mu   sync.Mutex
+	job  windows.Handle // 0 once closed
+	port windows.Handle
 }
 
 // killCode is the exit code the launcher terminates a job with, so the
@@ -60,7 +62,7 @@ func (l *Launcher) Start(la Spec, io IO, lim Limits) (*Process, error) {
 	case io.TTY != nil:
 		return nil, errors.New("a controlling terminal (Command.TTY) exists only on Unix")
 	}
-	job, err := newJob(lim)
+	job, port, err := newJob(lim)
 	if err != nil {
 		return nil, fmt.Errorf("creating the job object: %w", err)
 	}
@@ -72,14 +74,16 @@ func (l *Launcher) Start(la Spec, io IO, lim Limits) (*Process, error) {
 	}
 	if err := cmd.Start(); err != nil {
 		windows.CloseHandle(job)
+		windows.CloseHandle(port)
 		return nil, err
 	}
 	p := &Process{cmd: cmd, done: make(chan struct{})}
-	p.sys.job = job
+	p.sys.job, p.sys.port = job, port
 	if err := joinAndResume(job, uint32(cmd.Process.Pid)); err != nil {
 		cmd.Process.Kill() // it may not have joined the job
 		cmd.Wait()
 		windows.CloseHandle(job)
+		windows.CloseHandle(port)
 		return nil, fmt.Errorf("starting the command in its job object: %w", err)
 	}
 	l.track(p)
@@ -94,7 +98,9 @@ func (l *Launcher) reap(p *Process) {
 	p.exit = jobExit(p.cmd.ProcessState)
 	p.sys.mu.Lock()
 	windows.TerminateJobObject(p.sys.job, killCode)
+	p.exit.Limit = limitHit(p.sys.port)
 	windows.CloseHandle(p.sys.job)
+	windows.CloseHandle(p.sys.port)
 	p.sys.job = 0
 	p.sys.mu.Unlock()
 	l.forget(p)
@@ -102,11 +108,12 @@ func (l *Launcher) reap(p *Process) {
 }
 
 // newJob creates an unnamed, non-inheritable job whose processes die when
-// its last handle closes, with lim as its limits.
-func newJob(lim Limits) (windows.Handle, error) {
-	job, err := windows.CreateJobObject(nil, nil)
+// its last handle closes, with lim as its limits, and the completion port
+// its notifications go to.
+func newJob(lim Limits) (job, port windows.Handle, err error) {
+	job, err = windows.CreateJobObject(nil, nil)
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
 	var info windows.JOBOBJECT_EXTENDED_LIMIT_INFORMATION
 	info.BasicLimitInformation.LimitFlags = windows.JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE | windows.JOB_OBJECT_LIMIT_DIE_ON_UNHANDLED_EXCEPTION
@@ -121,9 +128,63 @@ func newJob(lim Limits) (windows.Handle, error) {
 	if _, err := windows.SetInformationJobObject(job, windows.JobObjectExtendedLimitInformation,
 		uintptr(unsafe.Pointer(&info)), uint32(unsafe.Sizeof(info))); err != nil {
 		windows.CloseHandle(job)
-		return 0, err
+		return 0, 0, err
 	}
-	return job, nil
+	if port, err = limitPort(job); err != nil {
+		windows.CloseHandle(job)
+		return 0, 0, err
+	}
+	return job, port, nil
+}
+
+// The job notifications that name a limit (winnt.h).
+const (
+	jobMsgActiveProcessLimit = 3
+	jobMsgProcessMemoryLimit = 9
+	jobMsgJobMemoryLimit     = 10
+)
+
+// limitPort associates a new completion port with job: Windows posts a
+// message there when a process start is refused at the active-process
+// limit or an allocation at the memory limit, which is how a hit is known
+// for certain (the refused program only sees a failed call).
+func limitPort(job windows.Handle) (windows.Handle, error) {
+	port, err := windows.CreateIoCompletionPort(windows.InvalidHandle, 0, 0, 1)
+	if err != nil {
+		return 0, fmt.Errorf("creating the job's completion port: %w", err)
+	}
+	assoc := struct {
+		key  uintptr
+		port windows.Handle
+	}{0, port} // JOBOBJECT_ASSOCIATE_COMPLETION_PORT
+	if _, err := windows.SetInformationJobObject(job, windows.JobObjectAssociateCompletionPortInformation,
+		uintptr(unsafe.Pointer(&assoc)), uint32(unsafe.Sizeof(assoc))); err != nil {
+		windows.CloseHandle(port)
+		return 0, fmt.Errorf("associating the job with its completion port: %w", err)
+	}
+	return port, nil
+}
+
+// limitHit drains the job's queued notifications (without waiting) and
+// names the limit the job hit: "processes", "memory", or "" for none.
+func limitHit(port windows.Handle) string {
+	hit := ""
+	for {
+		var msg uint32
+		var key uintptr
+		var ov *windows.Overlapped
+		if windows.GetQueuedCompletionStatus(port, &msg, &key, &ov, 0) != nil {
+			return hit
+		}
+		switch msg {
+		case jobMsgActiveProcessLimit:
+			hit = "processes"
+		case jobMsgJobMemoryLimit, jobMsgProcessMemoryLimit:
+			if hit == "" {
+				hit = "memory"
+			}
+		}
+	}
 }
 
 // joinAndResume puts the suspended process pid in job and resumes its

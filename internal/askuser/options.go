@@ -1,14 +1,15 @@
-package tools
+package askuser
 
 import (
 	"fmt"
 	"strings"
 
+	"steerable.dev/sidecar/internal/schema"
 	"steerable.dev/sidecar/protocol"
 )
 
 // The options of a select question, normalised like the rest of ask_user's
-// arguments (ask_user_normalize.go): plain strings, numbers and booleans are
+// arguments (normalize.go): plain strings, numbers and booleans are
 // labels; Inquirer's {name, value, short, checked, disabled, key} is
 // {label, value}; Inquirer separators are dropped.
 
@@ -63,7 +64,7 @@ func (n *normalizer) option(at string, v any) (protocol.AskUserOption, bool) {
 	}
 	m, ok := v.(map[string]any)
 	if !ok {
-		n.fail(`%s must be a string or an object {"label", "value", "description"}, got %s`, at, jsonKind(v))
+		n.fail(`%s must be a string or an object {"label", "value", "description"}, got %s`, at, schema.Kind(v))
 		return protocol.AskUserOption{}, false
 	}
 	if t, _ := m["type"].(string); t == "separator" {

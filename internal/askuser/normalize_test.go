@@ -1,4 +1,4 @@
-package tools
+package askuser
 
 import (
 	"encoding/json"
@@ -178,12 +178,11 @@ func TestNormalizeAskUserRefusesWithTheFix(t *testing.T) {
 }
 
 func TestPrepareRefusalIsAFollowupWithAFewProblems(t *testing.T) {
-	tool := NewAskUser(nil, 0, nopLog).(*askUser)
 	var qs []string
 	for i := 0; i < 4; i++ {
 		qs = append(qs, `{"type":"select","options":[]}`)
 	}
-	_, res := tool.Prepare(json.RawMessage(`{"intro":"","questions":[` + strings.Join(qs, ",") + `]}`))
+	_, res := Prepare(json.RawMessage(`{"intro":"","questions":[` + strings.Join(qs, ",") + `]}`))
 	if res == nil || res.Success || !res.NeedsFollowup || protocol.IsTerminal(*res) {
 		t.Fatalf("Prepare = %+v, want a follow-up refusal", res)
 	}
@@ -218,7 +217,7 @@ func TestNormalizeAskUserBadInput(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, res := NewAskUser(nil, 0, nopLog).(*askUser).Prepare(json.RawMessage(tt.in))
+			_, res := Prepare(json.RawMessage(tt.in))
 			if res == nil || !res.NeedsFollowup || !strings.Contains(res.Error, tt.want) {
 				t.Fatalf("Prepare = %+v, want a follow-up naming %q", res, tt.want)
 			}
@@ -243,7 +242,7 @@ func FuzzNormalizeAskUser(f *testing.F) {
 	} {
 		f.Add([]byte(s))
 	}
-	sch, err := schema.Compile(askUserName, askUserSchema)
+	sch, err := schema.Compile(Name, Schema)
 	if err != nil {
 		f.Fatal(err)
 	}
@@ -281,7 +280,7 @@ func FuzzNormalizeAskUser(f *testing.F) {
 
 // checkCanonical checks what the schema cannot: unique ids, options only on
 // selects, multiSelect only on selects, non-blank ids and texts.
-func checkCanonical(t *testing.T, a askUserArgs) {
+func checkCanonical(t *testing.T, a Args) {
 	t.Helper()
 	seen := map[string]bool{}
 	for i, q := range a.Questions {

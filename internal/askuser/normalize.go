@@ -1,4 +1,4 @@
-package tools
+package askuser
 
 import (
 	"encoding/json"
@@ -41,8 +41,8 @@ const (
 	askPassword = "password"
 )
 
-// askUserArgs are ask_user's canonical arguments.
-type askUserArgs struct {
+// Args are ask_user's canonical arguments.
+type Args struct {
 	Intro     string                     `json:"intro"`
 	Questions []protocol.AskUserQuestion `json:"questions"`
 	Outro     string                     `json:"outro,omitempty"`
@@ -86,17 +86,18 @@ func keySet(keys ...string) map[string]bool {
 	return m
 }
 
-// Prepare implements Preparer: the canonical arguments, or a follow-up
-// refusal naming each problem.
-func (t *askUser) Prepare(args json.RawMessage) (json.RawMessage, *protocol.ToolResult) {
+// Prepare rewrites model JSON before schema validation (the tool's
+// Preparer): the canonical arguments, or a follow-up refusal naming each
+// problem.
+func Prepare(args json.RawMessage) (json.RawMessage, *protocol.ToolResult) {
 	canon, problems := normalizeAskUser(args)
 	if len(problems) > 0 {
-		r := Followup("ask_user arguments need fixing: %s", joinProblems(problems))
+		r := protocol.ToolResult{NeedsFollowup: true, Error: "ask_user arguments need fixing: " + joinProblems(problems)}
 		return nil, &r
 	}
 	out, err := json.Marshal(canon)
 	if err != nil { // strings and bools only: cannot happen
-		r := Terminal("ask_user: encoding the arguments: %v", err)
+		r := protocol.ToolResult{Terminal: true, Error: fmt.Sprintf("ask_user: encoding the arguments: %v", err)}
 		return nil, &r
 	}
 	return out, nil
@@ -118,20 +119,20 @@ func (n *normalizer) fail(format string, args ...any) {
 
 // normalizeAskUser rewrites model JSON into canonical arguments; a non-empty
 // problem list means the arguments are refused.
-func normalizeAskUser(raw json.RawMessage) (askUserArgs, []string) {
+func normalizeAskUser(raw json.RawMessage) (Args, []string) {
 	var n normalizer
 	v, err := schema.Decode(raw)
 	if err != nil {
 		n.fail(`arguments are not valid JSON (%v); send an object {"intro": "...", "questions": [...]}`, err)
-		return askUserArgs{}, n.problems
+		return Args{}, n.problems
 	}
 	m, ok := v.(map[string]any)
 	if !ok {
-		n.fail(`arguments must be an object {"intro": "...", "questions": [...]}, got %s`, jsonKind(v))
-		return askUserArgs{}, n.problems
+		n.fail(`arguments must be an object {"intro": "...", "questions": [...]}, got %s`, schema.Kind(v))
+		return Args{}, n.problems
 	}
 	n.unknownKeys("", m, askTopKeys, nil, "ask_user takes intro, questions and outro")
-	var out askUserArgs
+	var out Args
 	if _, ok := m["intro"]; !ok || m["intro"] == nil {
 		n.fail(`intro is missing; add a short "intro" that tells the user why you are asking`)
 	} else {
@@ -178,7 +179,7 @@ func (n *normalizer) questions(v any) []protocol.AskUserQuestion {
 func (n *normalizer) question(i int, v any) (protocol.AskUserQuestion, bool) {
 	m, ok := v.(map[string]any)
 	if !ok {
-		n.fail(`questions[%d] must be an object {"id", "text", "type"}, got %s`, i, jsonKind(v))
+		n.fail(`questions[%d] must be an object {"id", "text", "type"}, got %s`, i, schema.Kind(v))
 		return protocol.AskUserQuestion{}, false
 	}
 	at := fmt.Sprintf("questions[%d]", i)
@@ -243,7 +244,7 @@ func (n *normalizer) questionType(at string, v any, hasOptions bool) (askType, b
 	}
 	s, ok := v.(string)
 	if !ok {
-		n.fail(`%s.type must be "select", "text" or "password", got %s`, at, jsonKind(v))
+		n.fail(`%s.type must be "select", "text" or "password", got %s`, at, schema.Kind(v))
 		return askType{}, false
 	}
 	t, ok := askTypes[strings.ToLower(strings.TrimSpace(s))]
@@ -267,7 +268,7 @@ func (n *normalizer) rawStr(at string, v any, limit int) string {
 	}
 	s, ok := scalar(v)
 	if !ok {
-		n.fail("%s must be a string, got %s", at, jsonKind(v))
+		n.fail("%s must be a string, got %s", at, schema.Kind(v))
 		return ""
 	}
 	n.checkLen(at, s, limit)
