@@ -17,6 +17,7 @@ import (
 	"steerable.dev/sidecar/internal/files"
 	"steerable.dev/sidecar/internal/imaging"
 	"steerable.dev/sidecar/internal/logsink"
+	"steerable.dev/sidecar/internal/lsp"
 	"steerable.dev/sidecar/internal/plugins"
 	"steerable.dev/sidecar/internal/readstate"
 	"steerable.dev/sidecar/internal/runcode"
@@ -44,6 +45,7 @@ type app struct {
 	files      *files.Workspace     // the file tools' view of the workspace
 	readState  *readstate.Store     // the session's read state (read_state.seed/get)
 	plugins    *plugins.Manager     // nil when no plugin source is configured
+	lsp        *lsp.Manager         // the language servers; nil before buildTools
 	// pluginGrace is how long each step of stopping the plugins at exit
 	// may take (serve sets 0 after shutdown_now or a signal).
 	pluginGrace time.Duration
@@ -264,6 +266,7 @@ func (a *app) buildTools(host tools.Host) error {
 	if extraTools != nil {
 		builtins = append(builtins, extraTools(deps)...)
 	}
+	builtins = a.wireLSP(builtins)
 	if err := a.registry.Register(protocol.SourceBuiltin, builtins...); err != nil {
 		panic("built-in tools: " + err.Error()) // a programming error, not a configuration one
 	}
@@ -300,6 +303,9 @@ func (a *app) healthChecks(settle bool) map[string]protocol.Check {
 	}
 	if a.plugins != nil {
 		out["plugins"] = a.plugins.Check()
+	}
+	if _, set := out["lsp"]; !set && a.lsp != nil {
+		out["lsp"] = a.lsp.Check()
 	}
 	if a.sandbox != nil {
 		if settle {
@@ -371,6 +377,7 @@ func (a *app) openFiles() error {
 func (a *app) close() {
 	close(a.closing)
 	a.closePlugins(a.pluginGrace)
+	a.closeLSP(a.pluginGrace)
 	if a.files != nil {
 		a.files.Close()
 	}

@@ -98,6 +98,9 @@ func scriptCondition(cond string) (bool, error) {
 	case "race":
 		return raceEnabled, nil
 	}
+	if ok, handled := lspCondition(cond); handled {
+		return ok, nil
+	}
 	return false, fmt.Errorf("unknown condition %q", cond)
 }
 

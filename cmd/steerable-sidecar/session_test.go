@@ -72,6 +72,10 @@ func setupSession(env *testscript.Env) error {
 	// script's work directory, never under testscript's HOME (/no-home).
 	env.Setenv("STEERABLE_STATE_DIR", env.WorkDir+".state")
 	env.Setenv("MCP_NODE_MODULES", npmModules())
+	env.Setenv("LSP_PATH", lspPath())
+	// Language servers installed on this machine would add the lsp tool
+	// to every script's list; the lsp_* scripts turn the defaults back on.
+	env.Setenv("STEERABLE_LSP_DEFAULTS", "0")
 	return watchRaces(env)
 }
 
@@ -109,6 +113,7 @@ var sessionCmds = map[string]func(ts *testscript.TestScript, neg bool, args []st
 	"reverse":       cmdReverse,
 	"reverse-error": cmdReverseError,
 	"procs":         cmdProcs,
+	"lspprocs":      cmdLSPProcs,
 	"listen":        cmdListen,
 	"reverse-quiet": cmdReverseQuiet,
 	"mcp":           cmdMCP,

@@ -81,6 +81,14 @@ type Config struct {
 	PluginMaxMessageBytes Bytes  `env:"STEERABLE_PLUGIN_MAX_MESSAGE_BYTES" envDefault:"16777216" range:"65536..1073741824" feature:"plugins" help:"largest message a plugin may send; a longer reply becomes a follow-up error, the plugin stays up"`
 	PluginMaxTools        int    `env:"STEERABLE_PLUGIN_MAX_TOOLS" envDefault:"2000" range:"1..100000" feature:"plugins" help:"tools one plugin may list; more fails its load"`
 
+	// Language servers (code intelligence).
+	LSPConfig            Path   `env:"STEERABLE_LSP_CONFIG" feature:"lsp" help:"JSON file of language servers {\"lspServers\": {NAME: {command, args, env, languages, filePatterns, rootMarkers, initializationOptions, settings, settleMs}}}; a NAME replaces the built-in default of that name (go, python, typescript, rust, c)"`
+	LSPDefaults          bool   `env:"STEERABLE_LSP_DEFAULTS" envDefault:"true" feature:"lsp" help:"use the built-in servers (gopls, pyright-langserver or basedpyright-langserver, typescript-language-server, rust-analyzer, clangd) found on PATH outside every writable root"`
+	LSPIdleMs            Millis `env:"STEERABLE_LSP_IDLE_MS" envDefault:"600000" range:"0..86400000" feature:"lsp" help:"a language server unused this long is stopped (0 = never); it starts again on next need"`
+	LSPStartTimeoutMs    Millis `env:"STEERABLE_LSP_START_TIMEOUT_MS" envDefault:"20000" range:"100..600000" feature:"lsp" help:"a language server's process start to its initialize answered; then it is killed and the error reported"`
+	LSPRequestTimeoutMs  Millis `env:"STEERABLE_LSP_REQUEST_TIMEOUT_MS" envDefault:"15000" range:"100..600000" feature:"lsp" help:"one lsp tool request to a running server"`
+	LSPDiagnosticsWaitMs Millis `env:"STEERABLE_LSP_DIAGNOSTICS_WAIT_MS" envDefault:"1500" range:"0..60000" feature:"lsp" help:"how long write_file, edit_file, apply_patch and notebook_edit wait for the server's diagnostics of the files they changed; then data.diagnostics says pending:true"`
+
 	// MCP server mode (steerable-sidecar mcp).
 	MCPStrategy        string `env:"STEERABLE_MCP_STRATEGY" envDefault:"full" oneof:"full|minimal|progressive" feature:"mcp" help:"tools/list strategy of steerable-sidecar mcp (--strategy wins)"`
 	MCPResults         string `env:"STEERABLE_MCP_RESULTS" envDefault:"model" oneof:"model|json" feature:"mcp" help:"tool results of steerable-sidecar mcp: model (a built-in tool's text form: file text, grep lines, the diff; metadata in structuredContent) or json (structuredContent and its JSON text)"`
