@@ -38,6 +38,12 @@ type stdioConn struct {
 
 	queue []jsonrpc.Message // the rest of a batch (read by the one reader)
 
+	// progress, when set, sees every notifications/progress as it is read:
+	// the SDK hands notifications to a goroutine of their own while replies
+	// go straight to their callers, so a reply can overtake the progress the
+	// server sent before it, and the call waits for what was read.
+	progress func(token string)
+
 	closeOnce sync.Once
 	closeErr  error
 }
@@ -65,14 +71,14 @@ func (c *stdioConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	if len(c.queue) > 0 {
 		msg := c.queue[0]
 		c.queue = c.queue[1:]
-		return msg, nil
+		return c.seen(msg), nil
 	}
 	fr, err := c.frames.nextFrame()
 	switch {
 	case err != nil:
 		return nil, err
 	case fr.msg != nil:
-		return fr.msg, nil
+		return c.seen(fr.msg), nil
 	case fr.line[0] != '[':
 		_, err := jsonrpc.DecodeMessage(fr.line)
 		return nil, c.frames.broke(fmt.Errorf("the server wrote a line that is JSON but not a JSON-RPC message (%v): %s", err, clip.Within(string(fr.line), 200)))
@@ -82,7 +88,23 @@ func (c *stdioConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 		return nil, c.frames.broke(fmt.Errorf("the server wrote a JSON-RPC batch that cannot be used (%v): %s", err, clip.Within(string(fr.line), 200)))
 	}
 	c.queue = msgs[1:]
-	return msgs[0], nil
+	return c.seen(msgs[0]), nil
+}
+
+// seen tells progress about a progress notification the session is about
+// to be handed.
+func (c *stdioConn) seen(msg jsonrpc.Message) jsonrpc.Message {
+	if req, ok := msg.(*jsonrpc.Request); ok && c.progress != nil && !req.ID.IsValid() && req.Method == "notifications/progress" {
+		var p struct {
+			Token any `json:"progressToken"`
+		}
+		if json.Unmarshal(req.Params, &p) == nil {
+			if token, ok := p.Token.(string); ok {
+				c.progress(token)
+			}
+		}
+	}
+	return msg
 }
 
 // decodeBatch decodes a JSON-RPC batch (the filter has checked it is valid

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -108,5 +109,27 @@ func TestConnCloseEndsABlockedRead(t *testing.T) {
 		}
 	case <-time.After(5 * time.Second):
 		t.Fatal("Close did not end the blocked Read")
+	}
+}
+
+// The connection counts each progress notification with a string token as
+// it reads it, alone or in a batch, before the session sees it; a reply, a
+// numeric token or another notification is not counted.
+func TestConnCountsProgressAsRead(t *testing.T) {
+	c, _ := connOver(t, `{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"steerable-1","progress":1}}`+"\n"+
+		`[{"jsonrpc":"2.0","id":2,"result":{}},{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"steerable-2","progress":1}}]`+"\n"+
+		`{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":7,"progress":1}}`+"\n"+
+		`{"jsonrpc":"2.0","method":"notifications/message","params":{"progressToken":"steerable-3"}}`+"\n")
+	var tokens []string
+	c.progress = func(token string) { tokens = append(tokens, token) }
+	for {
+		if _, err := c.Read(context.Background()); errors.Is(err, io.EOF) {
+			break
+		} else if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if want := []string{"steerable-1", "steerable-2"}; !slices.Equal(tokens, want) {
+		t.Fatalf("counted %q, want %q", tokens, want)
 	}
 }

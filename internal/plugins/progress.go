@@ -31,7 +31,8 @@ func newProgressCalls(host hostNotifier) *progressCalls {
 }
 
 // start registers a call and returns its token; done ends it, sending what
-// is pending, so every notification of a call precedes its result.
+// is pending, so every notification of a call precedes its result —
+// including those read before the result and not yet handled.
 func (p *progressCalls) start(callID string) (token string, done func()) {
 	p.mu.Lock()
 	p.next++
@@ -40,6 +41,7 @@ func (p *progressCalls) start(callID string) (token string, done func()) {
 	p.sink[token] = s
 	p.mu.Unlock()
 	return token, func() {
+		s.drain(drainBound)
 		p.mu.Lock()
 		delete(p.sink, token)
 		p.mu.Unlock()
@@ -47,14 +49,32 @@ func (p *progressCalls) start(callID string) (token string, done func()) {
 	}
 }
 
+// drainBound bounds how long a result waits for progress read before it
+// whose handling has not yet run: only a notification the SDK refuses to
+// hand over (its params invalid) is ever waited for that long.
+var drainBound = 2 * time.Second
+
+// lookup is the sink of a call in progress, or nil.
+func (p *progressCalls) lookup(token string) *progressSink {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.sink[token]
+}
+
+// arrived counts a progress notification the connection has read, before
+// the session hands it to handle.
+func (p *progressCalls) arrived(token string) {
+	if s := p.lookup(token); s != nil {
+		s.arrive()
+	}
+}
+
 // handle is the client's ProgressNotificationHandler.
 func (p *progressCalls) handle(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
 	token, _ := req.Params.ProgressToken.(string)
-	p.mu.Lock()
-	s := p.sink[token]
-	p.mu.Unlock()
-	if s != nil {
+	if s := p.lookup(token); s != nil {
 		s.offer(progressLine(req.Params))
+		s.handled()
 	}
 }
 
@@ -83,6 +103,46 @@ type progressSink struct {
 	pending string
 	timer   *time.Timer
 	closed  bool
+
+	unhandled int           // notifications read and not yet handled
+	drained   chan struct{} // closed when unhandled returns to 0
+}
+
+func (s *progressSink) arrive() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.unhandled == 0 {
+		s.drained = make(chan struct{})
+	}
+	s.unhandled++
+}
+
+func (s *progressSink) handled() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.unhandled > 0 {
+		if s.unhandled--; s.unhandled == 0 {
+			close(s.drained)
+		}
+	}
+}
+
+// drain waits, at most bound, until every notification read has been
+// handled.
+func (s *progressSink) drain(bound time.Duration) {
+	s.mu.Lock()
+	ch := s.drained
+	waiting := s.unhandled > 0
+	s.mu.Unlock()
+	if !waiting {
+		return
+	}
+	t := time.NewTimer(bound)
+	defer t.Stop()
+	select {
+	case <-ch:
+	case <-t.C:
+	}
 }
 
 func (s *progressSink) offer(line string) {

@@ -100,6 +100,7 @@ func startServer(ctx context.Context, l Launcher, c serverConfig) (*server, []*m
 // handshake runs initialize and reads every page of tools/list.
 func (s *server) handshake(ctx context.Context, c serverConfig) ([]*mcp.Tool, error) {
 	conn := newStdioConn(s.frames, s.proc.Stdout(), stallWriter{s.proc.Stdin()})
+	conn.progress = s.progress.arrived
 	session, err := s.client(c).Connect(ctx, stdioTransport{conn}, &mcp.ClientSessionOptions{ProtocolVersion: mcpVersion})
 	if err != nil {
 		return nil, fmt.Errorf("the MCP handshake (initialize) failed: %w", err)
