@@ -21,7 +21,9 @@ func TestDefaults(t *testing.T) {
 		BashMaxTimeoutMs: 600000, BashMaxOutputBytes: 1 << 20, RunCodeTimeoutMs: 60000, RunCodeMaxCalls: 32, RunCodeMaxResult: 1 << 20,
 		PluginStartTimeoutMs: 20000, PluginCallTimeoutMs: 120000, PluginMaxOutputBytes: 1 << 20,
 		PluginMaxMessageBytes: 16 << 20, PluginMaxTools: 2000,
-		SandboxEnv: "inherit", SandboxMaxProcs: 512, SandboxMaxMemoryMB: 4096, SandboxTmpMB: 1024, MCPStrategy: "full", MCPResults: "model", MCPCheckpointTools: "hidden",
+		SandboxEnv: "inherit", SandboxMaxProcs: 512, SandboxMaxMemoryMB: 4096, SandboxTmpMB: 1024,
+		LSPDefaults: true, LSPIdleMs: 600000, LSPStartTimeoutMs: 20000, LSPRequestTimeoutMs: 15000, LSPDiagnosticsWaitMs: 1500,
+		MCPStrategy: "full", MCPResults: "model", MCPCheckpointTools: "hidden",
 		SessionBufferBytes: 1 << 20, MaxSessions: 8, SessionIdleMs: 30 * 60 * 1000,
 		Web: Web{
 			FetchTimeoutMs: 30000, FetchMaxBytes: 1000000, FetchMaxRedirects: 5,

@@ -5,9 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"os"
 	"path/filepath"
 	"sort"
 	"strings"
+	"syscall"
 
 	"github.com/sourcegraph/jsonrpc2"
 	"go.lsp.dev/protocol"
@@ -63,7 +66,7 @@ func userErr(format string, args ...any) error { return &UserError{fmt.Sprintf(f
 // is restarted and asked once more.
 func (m *Manager) Run(ctx context.Context, r Request) (Result, error) {
 	res, err := m.run(ctx, r)
-	if errors.Is(err, jsonrpc2.ErrClosed) && ctx.Err() == nil {
+	if lostServer(err) && ctx.Err() == nil {
 		res, err = m.run(ctx, r)
 	}
 	return res, err
@@ -160,13 +163,21 @@ func (m *Manager) budget(ctx context.Context, s *server) (context.Context, conte
 }
 
 func (m *Manager) requestErr(s *server, cl *client, op string, err error) error {
-	if errors.Is(err, jsonrpc2.ErrClosed) {
+	if lostServer(err) {
 		s.invalidate(cl)
 	}
 	if errors.Is(err, context.DeadlineExceeded) {
 		return fmt.Errorf("language server %s did not answer %s within %d ms (STEERABLE_LSP_REQUEST_TIMEOUT_MS)", s.spec.Name, op, m.opts.RequestTimeout.Milliseconds())
 	}
 	return fmt.Errorf("language server %s: %s failed: %w", s.spec.Name, op, err)
+}
+
+// lostServer reports whether err says the server is gone: its connection
+// closed, or a write to its stdin found the pipe broken before the reader
+// saw its end (a crash between two calls).
+func lostServer(err error) bool {
+	return errors.Is(err, jsonrpc2.ErrClosed) || errors.Is(err, syscall.EPIPE) ||
+		errors.Is(err, io.ErrClosedPipe) || errors.Is(err, os.ErrClosed)
 }
 
 // position finds the LSP position of symbol on 1-based line.
