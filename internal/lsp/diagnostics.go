@@ -2,7 +2,9 @@ package lsp
 
 import (
 	"context"
+	"fmt"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -262,4 +264,30 @@ func clipText(s string, n int) string {
 		n--
 	}
 	return s[:n] + "…"
+}
+
+// Summary is the sentence a file tool appends to its result's message.
+func (r *Report) Summary() string {
+	errs := 0
+	for _, it := range r.Items {
+		if it.Severity == "error" {
+			errs++
+		}
+	}
+	var b strings.Builder
+	switch {
+	case len(r.Items) == 0 && r.Error != "":
+		return " No diagnostics: " + r.Error + "."
+	case len(r.Items) == 0 && r.Pending:
+		return " The language server had not reported diagnostics yet (pending)."
+	case len(r.Items) == 0:
+		return " No errors or warnings from the language server."
+	}
+	fmt.Fprintf(&b, " Language server: %d error(s), %d warning(s), %d new", errs, len(r.Items)-errs, r.New)
+	if r.Pending {
+		b.WriteString(" (still checking)")
+	}
+	first := r.Items[0]
+	fmt.Fprintf(&b, "; first: %s:%d:%d %s.", first.File, first.Line, first.Column, strings.TrimSuffix(first.Message, "."))
+	return b.String()
 }

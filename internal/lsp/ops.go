@@ -20,7 +20,7 @@ import (
 // Request is one lsp tool call.
 type Request struct {
 	Operation string `json:"operation"`
-	Path      string `json:"path,omitempty"`   // absolute (the tool resolves it)
+	Path      string `json:"path,omitempty"`   // as the model sent it; absolute once the tool resolved it
 	Line      int    `json:"line,omitempty"`   // 1-based
 	Symbol    string `json:"symbol,omitempty"` // the identifier on Line
 	Query     string `json:"query,omitempty"`  // workspaceSymbols
@@ -171,6 +171,15 @@ func (m *Manager) requestErr(s *server, cl *client, op string, err error) error 
 	}
 	return fmt.Errorf("language server %s: %s failed: %w", s.spec.Name, op, err)
 }
+
+// Schema is the lsp tool's parameters: a Request as the model sends it
+// (path relative to the workspace).
+const Schema = `{"type":"object","additionalProperties":false,"required":["operation"],"properties":{` +
+	`"operation":{"type":"string","enum":["definition","references","hover","documentSymbols","workspaceSymbols","diagnostics","implementation","callHierarchy"]},` +
+	`"path":{"type":"string","description":"the file, relative to the workspace; every operation but workspaceSymbols (optional there) and diagnostics (optional: without it, all known)"},` +
+	`"line":{"type":"integer","minimum":1,"description":"1-based line the symbol is on (definition, references, hover, implementation, callHierarchy)"},` +
+	`"symbol":{"type":"string","minLength":1,"description":"the identifier on that line to ask about; its first whole-word occurrence is used"},` +
+	`"query":{"type":"string","description":"workspaceSymbols: a symbol name or part of one"}}}`
 
 // lostServer reports whether err says the server is gone: its connection
 // closed, or a write to its stdin found the pipe broken before the reader

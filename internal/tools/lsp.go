@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"strings"
 
 	"steerable.dev/sidecar/internal/files"
@@ -60,7 +59,7 @@ func (d *diagnosed) Run(ctx context.Context, call Call) protocol.ToolResult {
 		return res
 	}
 	res.Data["diagnostics"] = rep
-	res.Message += diagnosticsSummary(rep)
+	res.Message += rep.Summary()
 	return res
 }
 
@@ -82,60 +81,18 @@ func changedPaths(data map[string]any) []string {
 	return out
 }
 
-// diagnosticsSummary is the sentence appended to the result's message.
-func diagnosticsSummary(r *lsp.Report) string {
-	errs := 0
-	for _, it := range r.Items {
-		if it.Severity == "error" {
-			errs++
-		}
-	}
-	var b strings.Builder
-	switch {
-	case len(r.Items) == 0 && r.Error != "":
-		return " No diagnostics: " + r.Error + "."
-	case len(r.Items) == 0 && r.Pending:
-		return " The language server had not reported diagnostics yet (pending)."
-	case len(r.Items) == 0:
-		return " No errors or warnings from the language server."
-	}
-	fmt.Fprintf(&b, " Language server: %d error(s), %d warning(s), %d new", errs, len(r.Items)-errs, r.New)
-	if r.Pending {
-		b.WriteString(" (still checking)")
-	}
-	first := r.Items[0]
-	fmt.Fprintf(&b, "; first: %s:%d:%d %s.", first.File, first.Line, first.Column, strings.TrimSuffix(first.Message, "."))
-	return b.String()
-}
-
-type lspArgs struct {
-	Operation string `json:"operation"`
-	Path      string `json:"path"`
-	Line      int    `json:"line"`
-	Symbol    string `json:"symbol"`
-	Query     string `json:"query"`
-}
-
-const lspSchema = `{"type":"object","additionalProperties":false,"required":["operation"],"properties":{` +
-	`"operation":{"type":"string","enum":["definition","references","hover","documentSymbols","workspaceSymbols","diagnostics","implementation","callHierarchy"]},` +
-	`"path":{"type":"string","description":"the file, relative to the workspace; every operation but workspaceSymbols (optional there) and diagnostics (optional: without it, all known)"},` +
-	`"line":{"type":"integer","minimum":1,"description":"1-based line the symbol is on (definition, references, hover, implementation, callHierarchy)"},` +
-	`"symbol":{"type":"string","minLength":1,"description":"the identifier on that line to ask about; its first whole-word occurrence is used"},` +
-	`"query":{"type":"string","description":"workspaceSymbols: a symbol name or part of one"}}}`
-
 // NewLSP is the lsp tool over m's servers; ws resolves the model's paths
 // as the file tools do.
 func NewLSP(m *lsp.Manager, ws *files.Workspace) Tool {
 	return New(protocol.ToolDescriptor{
-		Name: "lsp", Mode: protocol.ModeRead, Parameters: json.RawMessage(lspSchema),
+		Name: "lsp", Mode: protocol.ModeRead, Parameters: json.RawMessage(lsp.Schema),
 		Description: "Ask the language server (" + strings.Join(m.Names(), ", ") + ") about the code: definition, references, " +
 			"implementation, hover (type and docs), callHierarchy (callers and callees) of the symbol named on a line; documentSymbols " +
 			"of a file; workspaceSymbols matching a query; diagnostics (errors and warnings) of a file. Results are workspace-relative " +
 			"paths with 1-based line and column and the line's text, sorted, at most 100.",
-	}, func(ctx context.Context, call Call, a lspArgs) protocol.ToolResult {
-		req := lsp.Request{Operation: a.Operation, Line: a.Line, Symbol: a.Symbol, Query: a.Query}
-		if a.Path != "" {
-			abs, err := ws.Resolve(a.Path)
+	}, func(ctx context.Context, call Call, req lsp.Request) protocol.ToolResult {
+		if req.Path != "" {
+			abs, err := ws.Resolve(req.Path)
 			if err != nil {
 				return Followup("%v", err)
 			}
