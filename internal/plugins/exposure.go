@@ -62,7 +62,7 @@ func (p *plugin) exposedCode(dir string) []string {
 			out = append(out, "its manifest "+p.spec.Origin)
 		}
 	}
-	if cmd, err := lookPath(p.spec.Command); err == nil && p.modelWritable(cmd) {
+	if cmd, err := sandbox.LookCommand(p.spec.Command); err == nil && p.modelWritable(cmd) {
 		out = append(out, "its program "+cmd)
 	}
 	for _, a := range p.spec.Args {

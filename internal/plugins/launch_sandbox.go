@@ -3,13 +3,10 @@ package plugins
 import (
 	"errors"
 	"fmt"
-	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
-	"time"
 
 	"steerable.dev/sidecar/internal/sandbox"
 	"steerable.dev/sidecar/protocol"
@@ -44,7 +41,7 @@ func (l *SandboxLauncher) Launch(in Launch) (Process, error) {
 	if l.sb.Unavailable() {
 		return nil, fmt.Errorf("%w (%s)", ErrSandboxUnavailable, l.sb.Summary())
 	}
-	path, err := lookPath(in.Argv[0])
+	path, err := sandbox.LookCommand(in.Argv[0])
 	if err != nil {
 		return nil, err
 	}
@@ -55,10 +52,11 @@ func (l *SandboxLauncher) Launch(in Launch) (Process, error) {
 	}
 	pol := policyOf(l.sb, in.Policy)
 	argv := append([]string{path}, in.Argv[1:]...)
-	return startProcess(l.Describe(in.Policy), func(stdin, stdout, stderr *os.File) (*sandbox.Process, error) {
-		return l.sb.Start(sandbox.Command{Argv: argv, Dir: in.Dir, Env: in.Env, Policy: &pol, Unconfined: in.Policy.None,
-			Stdin: stdin, Stdout: stdout, Stderr: stderr})
-	})
+	p, err := l.sb.StartPiped(sandbox.Command{Argv: argv, Dir: in.Dir, Env: in.Env, Policy: &pol, Unconfined: in.Policy.None})
+	if err != nil {
+		return nil, err
+	}
+	return &process{Piped: p, info: l.Describe(in.Policy)}, nil
 }
 
 // policyOf derives the plugin's policy from the session's.
@@ -116,96 +114,13 @@ func hostPaths(args []string) []string {
 	return paths
 }
 
-// lookPath resolves a command without a slash on the sidecar's PATH, and
-// checks that one with a slash exists.
-func lookPath(cmd string) (string, error) {
-	if filepath.IsAbs(cmd) {
-		if _, err := os.Stat(cmd); err != nil {
-			return "", fmt.Errorf("command %s: %w", cmd, err)
-		}
-		return cmd, nil
-	}
-	p, err := exec.LookPath(cmd)
-	if err != nil {
-		return "", fmt.Errorf("command %q is not on the sidecar's PATH: %w", cmd, err)
-	}
-	return filepath.Abs(p)
-}
-
-// process is a server started by the sandbox, with its three pipes.
+// process is a server started by the sandbox, with what it runs under.
 type process struct {
-	p      *sandbox.Process
-	stdin  *os.File
-	stdout *os.File
-	stderr *os.File
-	info   protocol.PluginSandbox
+	*sandbox.Piped
+	info protocol.PluginSandbox
 }
 
-// startProcess starts a child on three fresh pipes. They are the os.Pipe
-// kind, so a blocked read or write honours Close and deadlines; the
-// child's ends are handed over as they are and closed here once it runs.
-func startProcess(info protocol.PluginSandbox, start func(stdin, stdout, stderr *os.File) (*sandbox.Process, error)) (*process, error) {
-	var parent, child []*os.File
-	closeAll := func(fs []*os.File) {
-		for _, f := range fs {
-			f.Close()
-		}
-	}
-	for i := 0; i < 3; i++ {
-		r, w, err := os.Pipe()
-		if err != nil {
-			closeAll(parent)
-			closeAll(child)
-			return nil, err
-		}
-		if i == 0 { // stdin: the child reads
-			parent, child = append(parent, w), append(child, r)
-		} else {
-			parent, child = append(parent, r), append(child, w)
-		}
-	}
-	p, err := start(child[0], child[1], child[2])
-	closeAll(child)
-	if err != nil {
-		closeAll(parent)
-		return nil, err
-	}
-	return &process{p: p, stdin: parent[0], stdout: parent[1], stderr: parent[2], info: info}, nil
-}
-
-func (p *process) Stdin() io.WriteCloser           { return p.stdin }
-func (p *process) Stdout() io.ReadCloser           { return p.stdout }
-func (p *process) Stderr() io.ReadCloser           { return p.stderr }
-func (p *process) Done() <-chan struct{}           { return p.p.Done() }
 func (p *process) Sandbox() protocol.PluginSandbox { return p.info }
-
-// Exit implements Process.
-func (p *process) Exit() string {
-	e, err := p.p.Wait()
-	s := fmt.Sprintf("exit status %d", e.Code)
-	switch {
-	case e.Signal != "":
-		s = "killed by " + e.Signal
-	case e.Code < 0:
-		s = fmt.Sprintf("wait failed: %v", err)
-	}
-	if e.Limit != "" {
-		s += fmt.Sprintf("; it hit the %s limit (STEERABLE_SANDBOX_MAX_PROCS, STEERABLE_SANDBOX_MAX_MEMORY_MB)", e.Limit)
-	}
-	return s
-}
-
-// Stop implements Process: SIGTERM, grace, then the whole tree is killed
-// (grace 0: killed at once).
-func (p *process) Stop(grace time.Duration) {
-	if grace <= 0 {
-		p.p.Kill()
-		<-p.p.Done()
-	} else {
-		p.p.Stop(grace)
-	}
-	p.stdin.Close()
-}
 
 var _ Launcher = (*SandboxLauncher)(nil)
 var _ Process = (*process)(nil)
