@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 
+	"steerable.dev/sidecar/internal/piped"
 	"steerable.dev/sidecar/internal/sandbox"
 )
 
@@ -23,7 +24,7 @@ func (l *SandboxLauncher) Launch(argv []string, dir string, env []string, writab
 	if l.sb.Unavailable() {
 		return nil, fmt.Errorf("the session's sandbox refuses to start processes (%s)", l.sb.Summary())
 	}
-	path, err := sandbox.LookCommand(argv[0])
+	path, err := piped.LookCommand(argv[0])
 	if err != nil {
 		return nil, err
 	}
@@ -34,5 +35,9 @@ func (l *SandboxLauncher) Launch(argv []string, dir string, env []string, writab
 	}
 	pol := l.sb.Policy().WithWritableOnly(writable...).WithNetwork(false)
 	argv = append([]string{path}, argv[1:]...)
-	return l.sb.StartPiped(sandbox.Command{Argv: argv, Dir: dir, Env: env, Policy: &pol})
+	p, err := piped.Start(l.sb, sandbox.Command{Argv: argv, Dir: dir, Env: env, Policy: &pol})
+	if err != nil {
+		return nil, err // not a nil *piped.Process in a non-nil Process
+	}
+	return p, nil
 }

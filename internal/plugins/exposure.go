@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"steerable.dev/sidecar/internal/piped"
 	"steerable.dev/sidecar/internal/sandbox"
 )
 
@@ -62,7 +63,7 @@ func (p *plugin) exposedCode(dir string) []string {
 			out = append(out, "its manifest "+p.spec.Origin)
 		}
 	}
-	if cmd, err := sandbox.LookCommand(p.spec.Command); err == nil && p.modelWritable(cmd) {
+	if cmd, err := piped.LookCommand(p.spec.Command); err == nil && p.modelWritable(cmd) {
 		out = append(out, "its program "+cmd)
 	}
 	for _, a := range p.spec.Args {

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"steerable.dev/sidecar/internal/piped"
 	"steerable.dev/sidecar/internal/sandbox"
 	"steerable.dev/sidecar/protocol"
 )
@@ -41,7 +42,7 @@ func (l *SandboxLauncher) Launch(in Launch) (Process, error) {
 	if l.sb.Unavailable() {
 		return nil, fmt.Errorf("%w (%s)", ErrSandboxUnavailable, l.sb.Summary())
 	}
-	path, err := sandbox.LookCommand(in.Argv[0])
+	path, err := piped.LookCommand(in.Argv[0])
 	if err != nil {
 		return nil, err
 	}
@@ -52,11 +53,11 @@ func (l *SandboxLauncher) Launch(in Launch) (Process, error) {
 	}
 	pol := policyOf(l.sb, in.Policy)
 	argv := append([]string{path}, in.Argv[1:]...)
-	p, err := l.sb.StartPiped(sandbox.Command{Argv: argv, Dir: in.Dir, Env: in.Env, Policy: &pol, Unconfined: in.Policy.None})
+	p, err := piped.Start(l.sb, sandbox.Command{Argv: argv, Dir: in.Dir, Env: in.Env, Policy: &pol, Unconfined: in.Policy.None})
 	if err != nil {
 		return nil, err
 	}
-	return &process{Piped: p, info: l.Describe(in.Policy)}, nil
+	return &process{Process: p, info: l.Describe(in.Policy)}, nil
 }
 
 // policyOf derives the plugin's policy from the session's.
@@ -116,7 +117,7 @@ func hostPaths(args []string) []string {
 
 // process is a server started by the sandbox, with what it runs under.
 type process struct {
-	*sandbox.Piped
+	*piped.Process
 	info protocol.PluginSandbox
 }
 

@@ -1,4 +1,4 @@
-package sandbox
+package piped
 
 import (
 	"path/filepath"

@@ -1,4 +1,9 @@
-package sandbox
+// Package piped starts the sidecar's long-lived children — a plugin's MCP
+// server, a language server — under the session's sandbox on three pipes of
+// their own, and resolves the commands their configurations name. Plugins
+// and language servers share it so that a child's exit reads the same and
+// its stop ends its whole tree the same way.
+package piped
 
 import (
 	"errors"
@@ -8,21 +13,22 @@ import (
 	"os/exec"
 	"path/filepath"
 	"time"
+
+	"steerable.dev/sidecar/internal/sandbox"
 )
 
-// Piped is a long-lived child on three pipes of its own — a plugin's MCP
-// server, a language server — with its exit in words and a stop that ends
-// its whole tree.
-type Piped struct {
-	p                     *Process
+// Process is a long-lived child on three pipes of its own, with its exit in
+// words and a stop that ends its whole tree.
+type Process struct {
+	p                     *sandbox.Process
 	stdin, stdout, stderr *os.File
 }
 
-// StartPiped starts c on three fresh pipes (c's own Stdin, Stdout and
+// Start starts c under sb on three fresh pipes (c's own Stdin, Stdout and
 // Stderr are replaced). They are the os.Pipe kind, so a blocked read or
 // write honours Close and deadlines; the child's ends are closed here once
 // it runs.
-func (s *Sandbox) StartPiped(c Command) (*Piped, error) {
+func Start(sb *sandbox.Sandbox, c sandbox.Command) (*Process, error) {
 	var parent, child [3]*os.File
 	closeAll := func(fs [3]*os.File) {
 		for _, f := range fs {
@@ -45,25 +51,25 @@ func (s *Sandbox) StartPiped(c Command) (*Piped, error) {
 		}
 	}
 	c.Stdin, c.Stdout, c.Stderr = child[0], child[1], child[2]
-	p, err := s.Start(c)
+	p, err := sb.Start(c)
 	closeAll(child)
 	if err != nil {
 		closeAll(parent)
 		return nil, err
 	}
-	return &Piped{p: p, stdin: parent[0], stdout: parent[1], stderr: parent[2]}, nil
+	return &Process{p: p, stdin: parent[0], stdout: parent[1], stderr: parent[2]}, nil
 }
 
-func (p *Piped) Stdin() io.WriteCloser { return p.stdin }
-func (p *Piped) Stdout() io.ReadCloser { return p.stdout }
-func (p *Piped) Stderr() io.ReadCloser { return p.stderr }
+func (p *Process) Stdin() io.WriteCloser { return p.stdin }
+func (p *Process) Stdout() io.ReadCloser { return p.stdout }
+func (p *Process) Stderr() io.ReadCloser { return p.stderr }
 
 // Done is closed once the child has exited and been reaped.
-func (p *Piped) Done() <-chan struct{} { return p.p.Done() }
+func (p *Process) Done() <-chan struct{} { return p.p.Done() }
 
 // Exit says how the child ended ("exit status 1", "killed by SIGKILL", a
 // limit it hit); valid after Done.
-func (p *Piped) Exit() string {
+func (p *Process) Exit() string {
 	e, err := p.p.Wait()
 	s := fmt.Sprintf("exit status %d", e.Code)
 	switch {
@@ -80,7 +86,7 @@ func (p *Piped) Exit() string {
 
 // Stop asks the child to end (SIGTERM), waits up to grace, then kills the
 // whole tree and waits for it (grace 0: killed at once).
-func (p *Piped) Stop(grace time.Duration) {
+func (p *Process) Stop(grace time.Duration) {
 	if grace <= 0 {
 		p.p.Kill()
 		<-p.p.Done()
