@@ -32,6 +32,7 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
+	"steerable.dev/sidecar/internal/exectest"
 	"steerable.dev/sidecar/internal/plugins"
 	"steerable.dev/sidecar/internal/tools"
 	"steerable.dev/sidecar/protocol"
@@ -71,7 +72,7 @@ func cmdInstallMCPTestServer(ts *testscript.TestScript, neg bool, args []string)
 		ts.Fatalf("usage: install-mcp-test-server [outside]")
 	}
 	ts.Check(os.MkdirAll(dir, 0o755))
-	ts.Check(os.WriteFile(filepath.Join(dir, "mcp-test-server"), b, 0o755))
+	ts.Check(exectest.WriteFile(filepath.Join(dir, "mcp-test-server"), b, 0o755))
 }
 
 // npmModules is where .ci/run installs the npm MCP servers.

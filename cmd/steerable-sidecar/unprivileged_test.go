@@ -3,7 +3,6 @@
 package main
 
 import (
-	"io"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -11,6 +10,8 @@ import (
 	"syscall"
 
 	"github.com/rogpeppe/go-internal/testscript"
+
+	"steerable.dev/sidecar/internal/exectest"
 )
 
 // A script that sets SIDECAR_UNPRIVILEGED=1 plays a desktop host: its
@@ -64,14 +65,7 @@ func copyForUnprivileged(ts *testscript.TestScript, from string) string {
 	}
 	ts.Check(os.MkdirAll(dir, 0o755))
 	ts.Check(os.Chmod(dir, 0o755))
-	in, err := os.Open(from)
-	ts.Check(err)
-	defer in.Close()
 	bin := filepath.Join(dir, "steerable-sidecar")
-	out, err := os.OpenFile(bin, os.O_CREATE|os.O_WRONLY|os.O_EXCL, 0o755)
-	ts.Check(err)
-	_, err = io.Copy(out, in)
-	ts.Check(err)
-	ts.Check(out.Close())
+	ts.Check(exectest.CopyFile(from, bin, 0o755))
 	return bin
 }

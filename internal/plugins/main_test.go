@@ -14,6 +14,7 @@ import (
 	"github.com/rs/zerolog"
 	"go.uber.org/goleak"
 
+	"steerable.dev/sidecar/internal/exectest"
 	"steerable.dev/sidecar/internal/plugins/mcptest"
 	"steerable.dev/sidecar/internal/sandbox"
 	"steerable.dev/sidecar/internal/tools"
@@ -74,7 +75,7 @@ func copyExecutable(dir string) (string, error) {
 		return "", err
 	}
 	out := filepath.Join(dir, filepath.Base(exe))
-	return out, os.WriteFile(out, b, 0o755)
+	return out, exectest.WriteFile(out, b, 0o755)
 }
 
 // testServer is the Spec of the MCP test server with the given flags.

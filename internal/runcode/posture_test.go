@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"steerable.dev/sidecar/internal/exectest"
 	"steerable.dev/sidecar/internal/sandbox"
 )
 
@@ -73,7 +74,7 @@ func TestInterpreterDiscovery(t *testing.T) {
 		d := filepath.Join(bin, name)
 		os.MkdirAll(d, 0o755)
 		p := filepath.Join(d, "python3")
-		os.WriteFile(p, []byte("#!/bin/sh\n"+script+"\n"), 0o755)
+		exectest.WriteFile(p, []byte("#!/bin/sh\n"+script+"\n"), 0o755)
 		return p
 	}
 	defer os.RemoveAll(bin)

@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"steerable.dev/sidecar/internal/exectest"
 )
 
 // TestRunnerAcrossPythons runs the runner under each interpreter listed in
@@ -70,7 +72,7 @@ func supported(t *testing.T, py string) bool {
 func TestOnNoPythonRunsBeforeTheSearchEnds(t *testing.T) {
 	e := anyEnv(t)
 	old := filepath.Join(e.ws, "old-python3")
-	os.WriteFile(old, []byte("#!/bin/sh\necho '{\"executable\": \"/opt/python3.8\", \"version\": [3, 8, 18]}'\n"), 0o755)
+	exectest.WriteFile(old, []byte("#!/bin/sh\necho '{\"executable\": \"/opt/python3.8\", \"version\": [3, 8, 18]}'\n"), 0o755)
 	withdrawn := make(chan struct{})
 	rt := New(Options{Sandbox: e.sb, Workspace: e.ws, Candidates: []string{old}, OnNoPython: func() { close(withdrawn) }})
 	rt.Start()

@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"steerable.dev/sidecar/internal/exectest"
 	"steerable.dev/sidecar/internal/sandbox/sandboxtest"
 )
 
@@ -18,10 +19,10 @@ import (
 func TestExposedBinariesAreReported(t *testing.T) {
 	ws, outside := sandboxtest.RealTempDir(t), sandboxtest.RealTempDir(t)
 	installed := filepath.Join(outside, "steerable-sidecar")
-	os.WriteFile(installed, []byte("#!/bin/sh\n"), 0o755)
+	exectest.WriteFile(installed, []byte("#!/bin/sh\n"), 0o755)
 	copied := filepath.Join(ws, "bin", "steerable-sidecar")
 	os.MkdirAll(filepath.Dir(copied), 0o755)
-	os.WriteFile(copied, []byte("#!/bin/sh\n"), 0o755)
+	exectest.WriteFile(copied, []byte("#!/bin/sh\n"), 0o755)
 	linked := filepath.Join(ws, "tools", "sidecar")
 	os.MkdirAll(filepath.Dir(linked), 0o755)
 	os.Symlink(installed, linked)

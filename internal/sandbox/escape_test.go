@@ -4,12 +4,12 @@ package sandbox
 
 import (
 	"context"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"steerable.dev/sidecar/internal/exectest"
 	"steerable.dev/sidecar/internal/sandbox/launch"
 	"steerable.dev/sidecar/internal/sandbox/sandboxtest"
 )
@@ -172,19 +172,7 @@ func mustExecutable(t *testing.T) string {
 }
 
 func copyFile(t *testing.T, from, to string) {
-	in, err := os.Open(from)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer in.Close()
-	out, err := os.OpenFile(to, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o755)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := io.Copy(out, in); err != nil {
-		t.Fatal(err)
-	}
-	if err := out.Close(); err != nil {
+	if err := exectest.CopyFile(from, to, 0o755); err != nil {
 		t.Fatal(err)
 	}
 }

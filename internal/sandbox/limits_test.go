@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"steerable.dev/sidecar/internal/exectest"
 	"steerable.dev/sidecar/internal/sandbox/launch"
 	"steerable.dev/sidecar/internal/sandbox/sandboxtest"
 )
@@ -116,7 +117,7 @@ func TestBwrapWithoutSizeLeavesTmpUncapped(t *testing.T) {
 		"case \" $* \" in *\" --size \"*) echo 'bwrap: Unknown option --size' >&2; exit 1;; esac\n" +
 		"[ \"$1\" = --help ] && { " + real + " --help | grep -v -e --size; exit 0; }\n" +
 		"exec " + real + " \"$@\"\n"
-	if err := os.WriteFile(old, []byte(script), 0o755); err != nil {
+	if err := exectest.WriteFile(old, []byte(script), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	s := openWith(t, "bwrap", Options{Backends: []Backend{NewBwrap(old)}, Limits: Limits{TmpBytes: 8 << 20}})

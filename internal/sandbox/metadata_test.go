@@ -8,6 +8,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"steerable.dev/sidecar/internal/exectest"
 )
 
 // The attack: a root sidecar's command makes a root-owned program outside
@@ -25,7 +27,7 @@ func TestSetidBitsAreRefused(t *testing.T) {
 	for _, name := range confining {
 		t.Run(name, func(t *testing.T) {
 			victim := filepath.Join(outside, name)
-			if err := os.WriteFile(victim, []byte("#!/bin/sh\n"), 0o755); err != nil {
+			if err := exectest.WriteFile(victim, []byte("#!/bin/sh\n"), 0o755); err != nil {
 				t.Fatal(err)
 			}
 			owned := victim + ".user" // a user's file: giving it to root or to another user

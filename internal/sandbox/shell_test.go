@@ -1,12 +1,13 @@
 package sandbox
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"steerable.dev/sidecar/internal/exectest"
 )
 
 func TestWindowsShellCandidates(t *testing.T) {
@@ -50,7 +51,7 @@ func TestWSLBashIsRefused(t *testing.T) {
 func TestCheckShell(t *testing.T) {
 	dir := t.TempDir()
 	bash := filepath.Join(dir, "bash")
-	os.WriteFile(bash, []byte("#!/bin/sh\n"), 0o755)
+	exectest.WriteFile(bash, []byte("#!/bin/sh\n"), 0o755)
 	if got, err := checkShell(bash); err != nil || got != bash {
 		t.Errorf("checkShell(%q) = %q, %v", bash, got, err)
 	}

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"steerable.dev/sidecar/internal/exectest"
 	"steerable.dev/sidecar/internal/sandbox/sandboxtest"
 )
 
@@ -24,7 +25,7 @@ func TestLookTrustedSkipsWhatTheModelCanPlant(t *testing.T) {
 		}
 		os.Chmod(dir, 0o755)
 		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, []byte("#!/bin/sh\nexit 0\n"), 0o755); err != nil {
+		if err := exectest.WriteFile(p, []byte("#!/bin/sh\nexit 0\n"), 0o755); err != nil {
 			t.Fatal(err)
 		}
 		if err := os.Chmod(p, mode); err != nil {
@@ -111,7 +112,7 @@ func TestLookTrustedSkipsWhatTheModelCanPlant(t *testing.T) {
 func TestCheckTrustedRefusesAConfiguredPathInARoot(t *testing.T) {
 	ws := sandboxtest.RealTempDir(t)
 	planted := filepath.Join(ws, "bwrap")
-	os.WriteFile(planted, []byte("#!/bin/sh\n"), 0o755)
+	exectest.WriteFile(planted, []byte("#!/bin/sh\n"), 0o755)
 	if _, err := CheckTrusted(planted, []string{ws}); err == nil || !strings.Contains(err.Error(), "writable root") {
 		t.Errorf("CheckTrusted(%s) = %v", planted, err)
 	}
