@@ -42,6 +42,7 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"steerable.dev/sidecar/internal/config"
+	"steerable.dev/sidecar/internal/exectest"
 )
 
 const waitTimeout = 60 * time.Second // a bound on failure: a loaded machine (race detector, two busy loops per core) must not trip it
@@ -76,6 +77,10 @@ func setupSession(env *testscript.Env) error {
 	// Language servers installed on this machine would add the lsp tool
 	// to every script's list; the lsp_* scripts turn the defaults back on.
 	env.Setenv("STEERABLE_LSP_DEFAULTS", "0")
+	// The archive's files were written while other scripts start children;
+	// a script that runs one (chmod 755, then exec) must not meet "text
+	// file busy".
+	exectest.Settle()
 	return watchRaces(env)
 }
 

@@ -41,3 +41,14 @@ func CopyFile(from, to string, perm os.FileMode) error {
 	}
 	return err
 }
+
+// Settle returns once no child this process started before the call can
+// still hold a descriptor it inherited: a file written without WriteFile
+// (a testscript archive, extracted before the script's Setup runs) can
+// then be run. On Linux a child starts with vfork semantics, and the fork
+// holds syscall.ForkLock until the child has exec'd.
+func Settle() {
+	syscall.ForkLock.Lock()
+	//lint:ignore SA2001 waiting for the lock is the point
+	syscall.ForkLock.Unlock()
+}

@@ -5,6 +5,7 @@ package exectest
 import (
 	"context"
 	"errors"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"sync"
@@ -15,7 +16,8 @@ import (
 // TestWrittenWhileForking writes and runs a script over and over while
 // other goroutines start children as fast as they can: each of those forks
 // would hold the script's write descriptor until it execs, and running the
-// script then fails with "text file busy".
+// script then fails with "text file busy". Every other script is written
+// with os.WriteFile and then settled.
 func TestWrittenWhileForking(t *testing.T) {
 	ctx, stop := context.WithCancel(context.Background())
 	var forks sync.WaitGroup
@@ -33,7 +35,15 @@ func TestWrittenWhileForking(t *testing.T) {
 	dir := t.TempDir()
 	for i := range 100 {
 		script := filepath.Join(dir, "s"+string(rune('a'+i%26))+string(rune('a'+i/26)))
-		if err := WriteFile(script, []byte("#!/bin/sh\nexit 0\n"), 0o755); err != nil {
+		write := func() error { return WriteFile(script, []byte("#!/bin/sh\nexit 0\n"), 0o755) }
+		if i%2 == 1 { // as a testscript archive is written, then settled
+			write = func() error {
+				err := os.WriteFile(script, []byte("#!/bin/sh\nexit 0\n"), 0o755)
+				Settle()
+				return err
+			}
+		}
+		if err := write(); err != nil {
 			t.Fatal(err)
 		}
 		if err := exec.Command(script).Run(); errors.Is(err, syscall.ETXTBSY) {
