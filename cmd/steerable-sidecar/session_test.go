@@ -80,7 +80,9 @@ func setupSession(env *testscript.Env) error {
 	// The archive's files were written while other scripts start children;
 	// a script that runs one (chmod 755, then exec) must not meet "text
 	// file busy".
-	exectest.Settle()
+	if err := exectest.Renew(env.WorkDir); err != nil {
+		return err
+	}
 	return watchRaces(env)
 }
 

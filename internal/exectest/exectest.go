@@ -10,7 +10,9 @@ package exectest
 
 import (
 	"io"
+	"io/fs"
 	"os"
+	"path/filepath"
 	"syscall"
 )
 
@@ -42,13 +44,30 @@ func CopyFile(from, to string, perm os.FileMode) error {
 	return err
 }
 
-// Settle returns once no child this process started before the call can
-// still hold a descriptor it inherited: a file written without WriteFile
+// Renew gives every regular file under root a new inode with the same
+// content and mode, written as WriteFile writes: files written without it
 // (a testscript archive, extracted before the script's Setup runs) can
-// then be run. On Linux a child starts with vfork semantics, and the fork
-// holds syscall.ForkLock until the child has exec'd.
-func Settle() {
-	syscall.ForkLock.Lock()
-	//lint:ignore SA2001 waiting for the lock is the point
-	syscall.ForkLock.Unlock()
+// then be run. A child forked meanwhile may hold the old inode open for a
+// moment longer, since the kernel wakes a vfork parent before it closes
+// the child's close-on-exec descriptors; the new inode was never open
+// outside the lock.
+func Renew(root string) error {
+	return filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || !d.Type().IsRegular() {
+			return err
+		}
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		tmp := p + ".renew"
+		if err := WriteFile(tmp, data, info.Mode().Perm()); err != nil {
+			return err
+		}
+		return os.Rename(tmp, p)
+	})
 }

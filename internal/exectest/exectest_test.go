@@ -17,7 +17,7 @@ import (
 // other goroutines start children as fast as they can: each of those forks
 // would hold the script's write descriptor until it execs, and running the
 // script then fails with "text file busy". Every other script is written
-// with os.WriteFile and then settled.
+// with os.WriteFile and then renewed.
 func TestWrittenWhileForking(t *testing.T) {
 	ctx, stop := context.WithCancel(context.Background())
 	var forks sync.WaitGroup
@@ -32,15 +32,16 @@ func TestWrittenWhileForking(t *testing.T) {
 	}
 	defer forks.Wait()
 	defer stop()
-	dir := t.TempDir()
 	for i := range 100 {
-		script := filepath.Join(dir, "s"+string(rune('a'+i%26))+string(rune('a'+i/26)))
+		dir := t.TempDir()
+		script := filepath.Join(dir, "script")
 		write := func() error { return WriteFile(script, []byte("#!/bin/sh\nexit 0\n"), 0o755) }
-		if i%2 == 1 { // as a testscript archive is written, then settled
+		if i%2 == 1 { // as a testscript archive is written, then renewed
 			write = func() error {
-				err := os.WriteFile(script, []byte("#!/bin/sh\nexit 0\n"), 0o755)
-				Settle()
-				return err
+				if err := os.WriteFile(script, []byte("#!/bin/sh\nexit 0\n"), 0o755); err != nil {
+					return err
+				}
+				return Renew(dir)
 			}
 		}
 		if err := write(); err != nil {
