@@ -111,61 +111,75 @@ func run(bin string, runs int) error {
 	if _, err := withLSP.Invoke("bash", vet); err != nil { // warm the build cache
 		return err
 	}
-	var base, diag, vetted, defs []time.Duration
-	pending := 0
+	var t timings
 	for i := range runs {
-		old, new := "Side: 2", "Side: 3"
-		if i%2 == 1 {
-			old, new = new, old
-		}
-		edit := map[string]any{"path": "use.go", "edits": []map[string]string{{"oldText": old, "newText": new}}}
-		d, _, err := timed(plain, "edit_file", edit)
-		if err != nil {
+		if err := t.round(i, withLSP, plain, def, vet); err != nil {
 			return err
 		}
-		base = append(base, d)
-		d, raw, err := timed(withLSP, "edit_file", edit)
-		if err != nil {
-			return err
-		}
-		var data struct {
-			Diagnostics *struct {
-				Pending bool `json:"pending"`
-			} `json:"diagnostics"`
-		}
-		_ = json.Unmarshal(raw, &data)
-		if data.Diagnostics == nil {
-			return fmt.Errorf("edit_file carried no diagnostics")
-		}
-		if data.Diagnostics.Pending {
-			pending++
-		}
-		diag = append(diag, d)
-		back := map[string]any{"path": "use.go", "edits": []map[string]string{{"oldText": new, "newText": old}}}
-		start := time.Now()
-		if _, err := plain.Invoke("edit_file", back); err != nil {
-			return err
-		}
-		if _, err := plain.Invoke("bash", vet); err != nil {
-			return err
-		}
-		vetted = append(vetted, time.Since(start))
-		if _, err := plain.Invoke("edit_file", edit); err != nil { // forward again, for the next round's baseline
-			return err
-		}
-		d, _, err = timed(withLSP, "lsp", def)
-		if err != nil {
-			return err
-		}
-		defs = append(defs, d)
 	}
 	fmt.Printf("%-52s %10s %10s %10s %10s\n", "call (gopls warm, "+strconv.Itoa(runs)+" rounds)", "median", "p10", "p90", "over base")
-	ref := benchkit.Median(base)
-	row("edit_file, no language server", base, 0)
-	row(fmt.Sprintf("edit_file with diagnostics (%d pending)", pending), diag, ref)
-	row("edit_file + bash `go vet .`", vetted, ref)
-	row("lsp definition", defs, 0)
+	ref := benchkit.Median(t.base)
+	row("edit_file, no language server", t.base, 0)
+	row(fmt.Sprintf("edit_file with diagnostics (%d pending)", t.pending), t.diag, ref)
+	row("edit_file + bash `go vet .`", t.vetted, ref)
+	row("lsp definition", t.defs, 0)
 	return servers(withLSP, state)
+}
+
+// timings are the rounds' figures.
+type timings struct {
+	base, diag, vetted, defs []time.Duration
+	pending                  int
+}
+
+// round times one edit without and with diagnostics, the same edit
+// followed by go vet, and one lsp definition. Odd rounds edit back.
+func (t *timings) round(i int, withLSP, plain *benchkit.Sidecar, def, vet map[string]any) error {
+	old, new := "Side: 2", "Side: 3"
+	if i%2 == 1 {
+		old, new = new, old
+	}
+	edit := map[string]any{"path": "use.go", "edits": []map[string]string{{"oldText": old, "newText": new}}}
+	d, _, err := timed(plain, "edit_file", edit)
+	if err != nil {
+		return err
+	}
+	t.base = append(t.base, d)
+	d, raw, err := timed(withLSP, "edit_file", edit)
+	if err != nil {
+		return err
+	}
+	var data struct {
+		Diagnostics *struct {
+			Pending bool `json:"pending"`
+		} `json:"diagnostics"`
+	}
+	_ = json.Unmarshal(raw, &data)
+	if data.Diagnostics == nil {
+		return fmt.Errorf("edit_file carried no diagnostics")
+	}
+	if data.Diagnostics.Pending {
+		t.pending++
+	}
+	t.diag = append(t.diag, d)
+	back := map[string]any{"path": "use.go", "edits": []map[string]string{{"oldText": new, "newText": old}}}
+	start := time.Now()
+	if _, err := plain.Invoke("edit_file", back); err != nil {
+		return err
+	}
+	if _, err := plain.Invoke("bash", vet); err != nil {
+		return err
+	}
+	t.vetted = append(t.vetted, time.Since(start))
+	if _, err := plain.Invoke("edit_file", edit); err != nil { // forward again, for the next round's baseline
+		return err
+	}
+	d, _, err = timed(withLSP, "lsp", def)
+	if err != nil {
+		return err
+	}
+	t.defs = append(t.defs, d)
+	return nil
 }
 
 // servers starts the other servers with one call each and prints every

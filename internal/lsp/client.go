@@ -128,7 +128,8 @@ func (c *client) folders() []protocol.WorkspaceFolder {
 func (c *client) initialize(ctx context.Context, version string) error {
 	params := protocol.InitializeParams{
 		ClientInfo: &protocol.ClientInfo{Name: "steerable-sidecar", Version: version},
-		RootURI:    uri.File(c.root), RootPath: c.root,
+		//lint:ignore SA1019 rootUri and rootPath are for servers that predate workspaceFolders (LSP 3.6)
+		RootURI: uri.File(c.root), RootPath: c.root,
 		WorkspaceFolders: c.folders(),
 		Capabilities: protocol.ClientCapabilities{
 			Workspace: &protocol.WorkspaceClientCapabilities{Configuration: true, WorkspaceFolders: true,

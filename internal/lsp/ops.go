@@ -98,7 +98,11 @@ func (m *Manager) run(ctx context.Context, r Request) (Result, error) {
 	}
 	defer release()
 	t, _ := cl.prepare(ctx, r.Path, text)
-	lines := splitLines(text)
+	return m.onDocument(ctx, s, cl, r, t, splitLines(text))
+}
+
+// onDocument answers an operation on the document t the server has open.
+func (m *Manager) onDocument(ctx context.Context, s *server, cl *client, r Request, t waitTarget, lines []string) (Result, error) {
 	doc := protocol.TextDocumentIdentifier{URI: t.uri}
 	switch r.Operation {
 	case "diagnostics":
@@ -120,9 +124,14 @@ func (m *Manager) run(ctx context.Context, r Request) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	tdp := protocol.TextDocumentPositionParams{TextDocument: doc, Position: pos}
+	return m.atPosition(ctx, s, cl, r.Operation, protocol.TextDocumentPositionParams{TextDocument: doc, Position: pos})
+}
+
+// atPosition answers an operation on the symbol at tdp.
+func (m *Manager) atPosition(ctx context.Context, s *server, cl *client, op string, tdp protocol.TextDocumentPositionParams) (Result, error) {
 	var raw json.RawMessage
-	switch r.Operation {
+	var err error
+	switch op {
 	case "definition":
 		err = cl.call(ctx, "textDocument/definition", protocol.DefinitionParams{TextDocumentPositionParams: tdp}, &raw)
 	case "implementation":
@@ -138,16 +147,16 @@ func (m *Manager) run(ctx context.Context, r Request) (Result, error) {
 	case "callHierarchy":
 		locs, cerr := m.callHierarchy(ctx, cl, tdp)
 		if cerr != nil {
-			return Result{}, m.requestErr(s, cl, r.Operation, cerr)
+			return Result{}, m.requestErr(s, cl, op, cerr)
 		}
-		return m.listResult(r.Operation, locs), nil
+		return m.listResult(op, locs), nil
 	default:
-		return Result{}, userErr("unknown operation %q; use one of %s", r.Operation, strings.Join(Operations, ", "))
+		return Result{}, userErr("unknown operation %q; use one of %s", op, strings.Join(Operations, ", "))
 	}
 	if err != nil {
-		return Result{}, m.requestErr(s, cl, r.Operation, err)
+		return Result{}, m.requestErr(s, cl, op, err)
 	}
-	return m.listResult(r.Operation, m.locations(raw)), nil
+	return m.listResult(op, m.locations(raw)), nil
 }
 
 // budget is a call's deadline: the request timeout, plus the start
