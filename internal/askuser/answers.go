@@ -7,6 +7,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"steerable.dev/sidecar/internal/clip"
 	"steerable.dev/sidecar/protocol"
 )
 
@@ -37,7 +38,7 @@ func checkAnswers(qs []protocol.AskUserQuestion, got map[string]any, log zerolog
 	for id, v := range got {
 		q, ok := byID[id]
 		if !ok {
-			unknown = append(unknown, clip(id, 64))
+			unknown = append(unknown, clip.Short(id, 64))
 			continue
 		}
 		if a, ok := shapeAnswer(q, v); ok {
@@ -119,7 +120,7 @@ func summarize(qs []protocol.AskUserQuestion, answers map[string]any) string {
 		if a, ok := answers[q.ID]; ok {
 			shown = displayAnswer(q, a)
 		}
-		fmt.Fprintf(&b, "\n- %s (%s): %s", clip(q.Text, summaryClip), q.ID, shown)
+		fmt.Fprintf(&b, "\n- %s (%s): %s", clip.Short(q.Text, summaryClip), q.ID, shown)
 	}
 	return b.String()
 }
@@ -131,11 +132,11 @@ func displayAnswer(q protocol.AskUserQuestion, a any) string {
 	}
 	switch x := a.(type) {
 	case string:
-		return fmt.Sprintf("%q", clip(x, summaryClip))
+		return fmt.Sprintf("%q", clip.Short(x, summaryClip))
 	case []string:
 		quoted := make([]string, 0, min(len(x), summaryItems)+1)
 		for _, s := range x[:min(len(x), summaryItems)] {
-			quoted = append(quoted, fmt.Sprintf("%q", clip(s, summaryClip)))
+			quoted = append(quoted, fmt.Sprintf("%q", clip.Short(s, summaryClip)))
 		}
 		if len(x) > summaryItems {
 			quoted = append(quoted, fmt.Sprintf("… %d more", len(x)-summaryItems))

@@ -16,6 +16,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"steerable.dev/sidecar/internal/clip"
 	"steerable.dev/sidecar/protocol"
 )
 
@@ -40,7 +41,7 @@ var errMalformedAnswer = errors.New("the host replied to ask_user.request with s
 func DecodeReply(raw json.RawMessage) (protocol.AskUserRequestResult, error) {
 	var res protocol.AskUserRequestResult
 	if t := bytes.TrimSpace(raw); len(t) == 0 || t[0] != '{' || json.Unmarshal(t, &res) != nil {
-		return res, fmt.Errorf("%w: %s", errMalformedAnswer, clip(string(raw), 80))
+		return res, fmt.Errorf("%w: %s", errMalformedAnswer, clip.Short(string(raw), 80))
 	}
 	return res, nil
 }
@@ -107,9 +108,9 @@ func (t Asker) unanswered(ctx, wait context.Context, res protocol.AskUserRequest
 	case errors.Is(err, protocol.ErrMethodNotFound):
 		return "the host does not handle ask_user.request"
 	case errors.As(err, &hostErr):
-		return "the host answered with an error: " + clip(hostErr.Message, 200)
+		return "the host answered with an error: " + clip.Short(hostErr.Message, 200)
 	case err != nil:
-		return clip(err.Error(), 200)
+		return clip.Short(err.Error(), 200)
 	case res.Cancelled:
 		return "the user cancelled"
 	}

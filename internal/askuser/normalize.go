@@ -7,6 +7,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"steerable.dev/sidecar/internal/clip"
 	"steerable.dev/sidecar/internal/schema"
 	"steerable.dev/sidecar/protocol"
 )
@@ -249,7 +250,7 @@ func (n *normalizer) questionType(at string, v any, hasOptions bool) (askType, b
 	}
 	t, ok := askTypes[strings.ToLower(strings.TrimSpace(s))]
 	if !ok {
-		n.fail(`%s.type %q is not supported; use "select", "text" or "password"`, at, clip(s, askUserMaxShort))
+		n.fail(`%s.type %q is not supported; use "select", "text" or "password"`, at, clip.Short(s, askUserMaxShort))
 		return askType{}, false
 	}
 	return t, true
@@ -297,7 +298,7 @@ func (n *normalizer) unknownKeys(at string, m map[string]any, allowed, dropped m
 	sort.Strings(unknown)
 	names := make([]string, 0, 3)
 	for _, k := range unknown[:min(len(unknown), 3)] {
-		names = append(names, fmt.Sprintf("%q", clip(k, 40)))
+		names = append(names, fmt.Sprintf("%q", clip.Short(k, 40)))
 	}
 	more := ""
 	if len(unknown) > 3 {
@@ -357,13 +358,4 @@ func scalar(v any) (string, bool) {
 		return "false", true
 	}
 	return "", false
-}
-
-// clip shortens s to n runes for an error message or a log line.
-func clip(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	r := []rune(s)
-	return string(r[:n]) + "…"
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"steerable.dev/sidecar/internal/clip"
 	"steerable.dev/sidecar/internal/schema"
 	"steerable.dev/sidecar/protocol"
 )
@@ -42,7 +43,7 @@ func (n *normalizer) options(at string, v any) []protocol.AskUserOption {
 			key = o.Label
 		}
 		if k, dup := firstUse[key]; dup {
-			n.fail("%s.options[%d] repeats the answer %q of options[%d]; give every option a distinct label or value", at, j, clip(key, askUserMaxShort), k)
+			n.fail("%s.options[%d] repeats the answer %q of options[%d]; give every option a distinct label or value", at, j, clip.Short(key, askUserMaxShort), k)
 		} else {
 			firstUse[key] = j
 		}

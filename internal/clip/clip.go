@@ -163,3 +163,21 @@ func trimRuneStart(s string) string {
 	}
 	return s
 }
+
+// Short cuts s to its first n characters and an ellipsis: for text that
+// must stay on one line (a name in an error message, a summary, a source
+// excerpt), where the marker line would break it. It never splits a
+// UTF-8 sequence.
+func Short(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	i := 0
+	for k := range s {
+		if i == n {
+			return s[:k] + "…"
+		}
+		i++
+	}
+	return s
+}

@@ -131,6 +131,26 @@ func TestWithinKeepsWholeCharacters(t *testing.T) {
 	}
 }
 
+func TestShort(t *testing.T) {
+	for _, tc := range []struct {
+		s    string
+		n    int
+		want string
+	}{
+		{"short", 10, "short"},
+		{"exact", 5, "exact"},
+		{"abcdef", 3, "abc…"},
+		{"héllo wörld", 4, "héll…"},
+		{"ééé", 3, "ééé"}, // 6 bytes, 3 characters: fits
+		{"日本語テキスト", 2, "日本…"},
+		{"abc", 0, "…"},
+	} {
+		if got := Short(tc.s, tc.n); got != tc.want || !utf8.ValidString(got) {
+			t.Errorf("Short(%q, %d) = %q, want %q", tc.s, tc.n, got, tc.want)
+		}
+	}
+}
+
 func TestCountChars(t *testing.T) {
 	for _, s := range []string{"", "a", "héllo wörld, 日本語 text", strings.Repeat("é", 33), "\xff\xfe\x80abc", "12345678é"} {
 		want := 0

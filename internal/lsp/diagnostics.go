@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"go.lsp.dev/protocol"
+
+	"steerable.dev/sidecar/internal/clip"
 )
 
 // Diagnostic is one error or warning as the model sees it: a
@@ -233,7 +235,7 @@ func view(file string, lines []string, diags []protocol.Diagnostic) []Diagnostic
 			col = byteColumn(lines[line], int(d.Range.Start.Character)) + 1
 		}
 		out = append(out, Diagnostic{File: file, Line: line + 1, Column: col, Severity: severityName(d.Severity),
-			Message: clipText(d.Message, maxMessageLength), Source: d.Source})
+			Message: clip.Short(d.Message, maxMessageLength), Source: d.Source})
 	}
 	sortDiagnostics(out)
 	return out
@@ -253,17 +255,6 @@ func sortDiagnostics(ds []Diagnostic) {
 		}
 		return a.Column < b.Column
 	})
-}
-
-// clipText keeps the first n bytes of s (on a rune boundary) with a marker.
-func clipText(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && s[n]&0xC0 == 0x80 {
-		n--
-	}
-	return s[:n] + "…"
 }
 
 // Summary is the sentence a file tool appends to its result's message.

@@ -15,6 +15,8 @@ import (
 	"github.com/sourcegraph/jsonrpc2"
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
+
+	"steerable.dev/sidecar/internal/clip"
 )
 
 // Request is one lsp tool call.
@@ -451,7 +453,7 @@ func hoverResult(raw json.RawMessage) Result {
 	if strings.TrimSpace(text) == "" {
 		return Result{Message: "hover: nothing at that position.", Data: map[string]any{"text": ""}}
 	}
-	return Result{Message: "hover: " + firstLine(text), Data: map[string]any{"text": clipText(text, 4000)}}
+	return Result{Message: "hover: " + firstLine(text), Data: map[string]any{"text": clip.Short(text, 4000)}}
 }
 
 func markedText(raw json.RawMessage) string {
@@ -480,7 +482,7 @@ func firstLine(s string) string {
 	for _, l := range strings.Split(s, "\n") {
 		l = strings.TrimSpace(l)
 		if l != "" && !strings.HasPrefix(l, "```") {
-			return clipText(l, 200)
+			return clip.Short(l, 200)
 		}
 	}
 	return ""

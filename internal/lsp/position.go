@@ -6,6 +6,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"steerable.dev/sidecar/internal/clip"
 )
 
 // LSP positions count UTF-16 code units by default; the model counts
@@ -67,7 +69,7 @@ func findSymbol(line, symbol string) (int, error) {
 	if first >= 0 {
 		return first, nil
 	}
-	return 0, fmt.Errorf("symbol %q is not on that line, which reads: %s", symbol, clipText(strings.TrimSpace(line), 200))
+	return 0, fmt.Errorf("symbol %q is not on that line, which reads: %s", symbol, clip.Short(strings.TrimSpace(line), 200))
 }
 
 func wordBoundary(line string, start, end int) bool {
@@ -102,7 +104,7 @@ func excerpt(lines []string, n int) string {
 	if n < 0 || n >= len(lines) {
 		return ""
 	}
-	return clipText(strings.TrimSpace(lines[n]), 160)
+	return clip.Short(strings.TrimSpace(lines[n]), 160)
 }
 
 func filepathExists(p string) (bool, error) {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"steerable.dev/sidecar/internal/clip"
 	"steerable.dev/sidecar/internal/schema"
 	"steerable.dev/sidecar/protocol"
 )
@@ -62,7 +63,7 @@ func (d *Dispatcher) Dispatch(ctx context.Context, inv Invocation) protocol.Tool
 	res.Data["durationMs"] = ms
 	ev := d.log.Info()
 	if !res.Success {
-		ev = d.log.Warn().Str("error", truncate(res.Error, 300))
+		ev = d.log.Warn().Str("error", clip.Short(res.Error, 300))
 	}
 	ev.Str("tool", inv.Name).Str("mode", string(mode)).Str("callId", inv.ID).
 		Int64("durationMs", ms).Bool("success", res.Success).Msg("tool call")
@@ -158,11 +159,4 @@ func run(ctx context.Context, e *Entry, call Call, log zerolog.Logger) (res prot
 		}
 	}()
 	return e.Tool.Run(ctx, call)
-}
-
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "…"
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 
+	"steerable.dev/sidecar/internal/clip"
 	"steerable.dev/sidecar/internal/files"
 	"steerable.dev/sidecar/internal/readstate"
 )
@@ -182,7 +183,7 @@ func clipDiff(d string) string {
 		return d
 	}
 	cut := strings.LastIndexByte(d[:maxDiffChars], '\n') + 1
-	return d[:cut] + fmt.Sprintf("...[diff truncated: %d more bytes]...\n", len(d)-cut)
+	return strings.TrimSuffix(d[:cut], "\n") + clip.Marker(int64(len(d)-cut), clip.Bytes)
 }
 
 // plural is "1 edit", "2 edits".

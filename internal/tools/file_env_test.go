@@ -2,6 +2,7 @@ package tools
 
 import (
 	"os/exec"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -45,5 +46,22 @@ func TestShellQuote(t *testing.T) {
 		if got := shellQuote(in); got != want {
 			t.Errorf("shellQuote(%q) = %s, want %s", in, got, want)
 		}
+	}
+}
+
+// TestClipDiffEndsWithTheMarker: a diff over its bound is cut at a line
+// start and ends with the one marker line (docs/protocol.md, "Clipped
+// text") counting the bytes it stands for.
+func TestClipDiffEndsWithTheMarker(t *testing.T) {
+	line := "+" + strings.Repeat("x", 99) + "\n" // 101 bytes
+	d := strings.Repeat(line, maxDiffChars/len(line)+10)
+	got := clipDiff(d)
+	kept := (maxDiffChars / len(line)) * len(line)
+	want := d[:kept-1] + "\n...[" + strconv.Itoa(len(d)-kept) + " bytes truncated]...\n"
+	if got != want {
+		t.Errorf("clipDiff: got %d bytes ending %q, want %d ending %q", len(got), got[max(0, len(got)-60):], len(want), want[len(want)-60:])
+	}
+	if short := line + line; clipDiff(short) != short {
+		t.Error("clipDiff changed a diff within its bound")
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"sync"
 
+	"steerable.dev/sidecar/internal/clip"
 	"steerable.dev/sidecar/protocol"
 )
 
@@ -60,7 +61,7 @@ func (t *hostTool) Run(ctx context.Context, call Call) protocol.ToolResult {
 		return res
 	case errors.As(err, &bad):
 		res := Followup("host tool %s returned a malformed result (%v): the host must answer tool.invoke with a ToolResult {success, …}", t.desc.Name, bad.Err)
-		res.Data = map[string]any{"hostReply": truncate(string(bad.Reply), maxQuoted)}
+		res.Data = map[string]any{"hostReply": clip.Short(string(bad.Reply), maxQuoted)}
 		return res
 	case ctx.Err() != nil:
 		return Followup("host tool %s was cancelled before the host answered", t.desc.Name)
