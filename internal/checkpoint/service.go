@@ -44,7 +44,7 @@ func (s *Service) Create(label string) (protocol.CheckpointInfo, error) {
 	if err != nil {
 		return protocol.CheckpointInfo{}, protocol.Errorf(protocol.CodeInternal, "checkpoint.create: %v", err)
 	}
-	return protocol.CheckpointInfo{ID: c.ID, Label: c.Label, Time: c.Time.Format(time.RFC3339Nano), Changed: []string{}}, nil
+	return protocol.CheckpointInfo{ID: c.ID, Label: c.Label, Time: protocol.Time(c.Time), Changed: []string{}}, nil
 }
 
 // List is every checkpoint still in the store, oldest first.
@@ -52,7 +52,7 @@ func (s *Service) List() protocol.CheckpointListResult {
 	sn := s.store.snapshot()
 	out := protocol.CheckpointListResult{Checkpoints: []protocol.CheckpointInfo{}}
 	for _, c := range sn.checkpoints {
-		info := protocol.CheckpointInfo{ID: c.ID, Label: c.Label, Time: c.Time.Format(time.RFC3339Nano), Changed: []string{}}
+		info := protocol.CheckpointInfo{ID: c.ID, Label: c.Label, Time: protocol.Time(c.Time), Changed: []string{}}
 		for _, p := range pathsOf(since(sn.records, c.Seq)) {
 			info.Changed = append(info.Changed, s.ws.Rel(p))
 		}
