@@ -11,7 +11,6 @@ package main
 //	rss-below MB                the sidecar's peak resident memory (VmHWM) is below MB MiB
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"strconv"
@@ -20,6 +19,8 @@ import (
 	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
+
+	"steerable.dev/sidecar/internal/scripttest"
 )
 
 func (s *session) startStalled(ts *testscript.TestScript, args []string) {
@@ -53,7 +54,7 @@ func cmdFlood(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	f := &flood{n: n, done: make(chan error, 1)}
 	s.flood = f
-	stdin := s.stdin
+	stdin := s.Stdin
 	go func() {
 		_, err := io.WriteString(stdin, b.String())
 		f.done <- err
@@ -74,9 +75,7 @@ func cmdFloodWait(ts *testscript.TestScript, neg bool, args []string) {
 	ok, busy := 0, 0
 	for i := 1; i <= s.flood.n; i++ {
 		id := strconv.Quote(fmt.Sprintf("flood-%d", i))
-		f := s.nextWithin(ts, time.Minute, func(f map[string]json.RawMessage) bool {
-			return f["method"] == nil && compactEq(f["id"], id)
-		})
+		f := s.NextWithin(ts, time.Minute, scripttest.ReplyTo(id))
 		switch {
 		case f == nil:
 			ts.Fatalf("flood frame %s not answered (%d answered)", id, ok+busy)

@@ -42,10 +42,10 @@ func cmdMCP(ts *testscript.TestScript, neg bool, args []string) {
 		if len(args) > 1 {
 			caps = args[1]
 		}
-		s.write(ts, fmt.Sprintf(`{"jsonrpc":"2.0","id":"init","method":"initialize","params":{"protocolVersion":"2025-06-18",`+
+		s.Write(ts, fmt.Sprintf(`{"jsonrpc":"2.0","id":"init","method":"initialize","params":{"protocolVersion":"2025-06-18",`+
 			`"capabilities":%s,"clientInfo":{"name":"testscript","version":"1"}}}`, caps))
-		s.awaitReply(ts, "init")
-		s.write(ts, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+		s.AwaitReply(ts, "init")
+		s.Write(ts, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
 	case "calls": // mcp calls N TOOL 'ARGS': tools/call N times, one at a time; none may fail
 		if len(args) != 4 {
 			ts.Fatalf("usage: mcp calls N TOOL 'ARGS'")

@@ -34,6 +34,7 @@ import (
 
 	"steerable.dev/sidecar/internal/exectest"
 	"steerable.dev/sidecar/internal/plugins"
+	"steerable.dev/sidecar/internal/scripttest"
 	"steerable.dev/sidecar/internal/tools"
 	"steerable.dev/sidecar/protocol"
 )
@@ -144,8 +145,8 @@ func cmdWaitTool(ts *testscript.TestScript, neg bool, args []string) {
 	deadline := time.Now().Add(waitTimeout)
 	for i := 0; ; i++ {
 		id := fmt.Sprintf(`"wait-tool-%d"`, i)
-		s.write(ts, `{"jsonrpc":"2.0","id":`+id+`,"method":"tool.list"}`)
-		f := s.next(ts, func(f map[string]json.RawMessage) bool { return f["method"] == nil && compactEq(f["id"], id) })
+		s.Write(ts, `{"jsonrpc":"2.0","id":`+id+`,"method":"tool.list"}`)
+		f := s.Next(ts, scripttest.ReplyTo(id))
 		if strings.Contains(string(f["result"]), `"name":"`+args[0]+`"`) {
 			return
 		}

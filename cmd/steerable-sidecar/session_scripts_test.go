@@ -23,6 +23,7 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"steerable.dev/sidecar/internal/sandbox"
+	"steerable.dev/sidecar/internal/scripttest"
 )
 
 func TestSessionScripts(t *testing.T) {
@@ -90,7 +91,7 @@ func cmdSendFile(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	b, err := os.ReadFile(ts.MkAbs(args[0]))
 	ts.Check(err)
-	sess(ts).write(ts, strings.TrimSuffix(string(b), "\n"))
+	sess(ts).Write(ts, strings.TrimSuffix(string(b), "\n"))
 }
 
 func cmdRapidPolls(ts *testscript.TestScript, neg bool, args []string) {
@@ -108,10 +109,10 @@ func cmdRapidPolls(ts *testscript.TestScript, neg bool, args []string) {
 		fmt.Fprintf(&batch, `{"jsonrpc":"2.0","id":%d,"method":"tool.invoke","params":{"name":"write_stdin","arguments":{"sessionId":%q,"yieldMs":0}}}`+"\n",
 			first+i, args[2])
 	}
-	s.write(ts, strings.TrimSuffix(batch.String(), "\n"))
+	s.Write(ts, strings.TrimSuffix(batch.String(), "\n"))
 	for i := range n {
 		id := strconv.Itoa(first + i)
-		f := s.next(ts, func(f map[string]json.RawMessage) bool { return f["method"] == nil && compactEq(f["id"], id) })
+		f := s.Next(ts, scripttest.ReplyTo(id))
 		var res struct {
 			Success bool   `json:"success"`
 			Error   string `json:"error"`
@@ -129,7 +130,7 @@ func cmdRSSBelow(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	limit, err := strconv.Atoi(args[0])
 	ts.Check(err)
-	f, err := os.Open(fmt.Sprintf("/proc/%d/status", sess(ts).cmd.Process.Pid))
+	f, err := os.Open(fmt.Sprintf("/proc/%d/status", sess(ts).Cmd.Process.Pid))
 	ts.Check(err)
 	defer f.Close()
 	sc := bufio.NewScanner(f)

@@ -52,7 +52,7 @@ func TestWindows(t *testing.T) {
 	testscript.Run(t, testscript.Params{
 		Dir: "testdata/windows",
 		Setup: func(env *testscript.Env) error {
-			env.Values[sessionKey{}] = &session{wine: w}
+			env.Values[sessionKey{}] = newSession(w)
 			env.Setenv("WINWORK", winPath(env.WorkDir))
 			env.Setenv("WINWORKJ", jsonEscaped(winPath(env.WorkDir)))
 			env.Setenv("WINWORKJROOTED", jsonEscaped(strings.TrimPrefix(winPath(env.WorkDir), "Z:"))) // on the current drive

@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
+
+	"steerable.dev/sidecar/internal/scripttest"
 )
 
 // The file-writing commands of the scripts:
@@ -44,12 +46,12 @@ func cmdWrites(ts *testscript.TestScript, neg bool, args []string) {
 	n, kb := atoi(ts, args[0]), atoi(ts, args[2])
 	s := sess(ts)
 	for i := range n {
-		s.write(ts, writeFrame("w"+strconv.Itoa(i), args[1], writeContent(byte('a'+i), kb)))
+		s.Write(ts, writeFrame("w"+strconv.Itoa(i), args[1], writeContent(byte('a'+i), kb)))
 	}
 	ok := 0
 	for i := range n {
 		id := strconv.Quote("w" + strconv.Itoa(i))
-		f := s.next(ts, func(f map[string]json.RawMessage) bool { return f["method"] == nil && string(f["id"]) == id })
+		f := s.Next(ts, scripttest.ReplyTo(id))
 		var res struct {
 			Success bool   `json:"success"`
 			Code    string `json:"code"`
@@ -96,24 +98,16 @@ func cmdKillMidWrite(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Fatalf("usage: kill-mid-write PATH FILE KB")
 	}
 	s := sess(ts)
-	s.write(ts, writeFrame("kill", args[0], writeContent('z', atoi(ts, args[2]))))
+	s.Write(ts, writeFrame("kill", args[0], writeContent('z', atoi(ts, args[2]))))
 	deadline := time.Now().Add(waitTimeout)
 	for {
 		if len(leftovers(ts, args[1])) > 0 {
-			ts.Check(s.cmd.Process.Kill())
+			ts.Check(s.Cmd.Process.Kill())
 			fmt.Fprintln(ts.Stdout(), "killed during the write")
 			return
 		}
-		s.mu.Lock()
-		var reply json.RawMessage
-		for _, f := range s.frames {
-			if string(f["id"]) == `"kill"` {
-				reply = f["result"]
-			}
-		}
-		s.mu.Unlock()
-		if reply != nil {
-			ts.Check(s.cmd.Process.Kill())
+		if reply := s.Find(scripttest.ReplyTo(`"kill"`))["result"]; reply != nil {
+			ts.Check(s.Cmd.Process.Kill())
 			fmt.Fprintf(ts.Stdout(), "killed after the write: %.300s\n", reply)
 			return
 		}
