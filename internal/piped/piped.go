@@ -17,6 +17,24 @@ import (
 	"steerable.dev/sidecar/internal/sandbox"
 )
 
+// Child is a started long-lived child as the plugins and the language
+// servers use it; *Process is one, and their tests fake it.
+type Child interface {
+	Stdin() io.WriteCloser
+	Stdout() io.ReadCloser
+	Stderr() io.ReadCloser
+	// Done is closed once the process has exited and been reaped.
+	Done() <-chan struct{}
+	// Exit describes how it ended ("exit status 1", "killed by SIGKILL");
+	// valid after Done.
+	Exit() string
+	// Stop asks it to end (SIGTERM), waits up to grace, then kills the
+	// whole tree and waits for it.
+	Stop(grace time.Duration)
+}
+
+var _ Child = (*Process)(nil)
+
 // Process is a long-lived child on three pipes of its own, with its exit in
 // words and a stop that ends its whole tree.
 type Process struct {

@@ -1,9 +1,7 @@
 package plugins
 
 import (
-	"io"
-	"time"
-
+	"steerable.dev/sidecar/internal/piped"
 	"steerable.dev/sidecar/protocol"
 )
 
@@ -39,17 +37,7 @@ type Policy struct {
 // guarantees — Kill ends the whole tree it started, and so does the
 // sidecar's exit.
 type Process interface {
-	Stdin() io.WriteCloser
-	Stdout() io.ReadCloser
-	Stderr() io.ReadCloser
-	// Done is closed once the process has exited and been reaped.
-	Done() <-chan struct{}
-	// Exit describes how it ended ("exit status 1", "killed by SIGKILL");
-	// valid after Done.
-	Exit() string
-	// Stop asks it to end (SIGTERM), waits up to grace, then kills the
-	// whole tree and waits for it.
-	Stop(grace time.Duration)
+	piped.Child
 	// Sandbox is what it runs under.
 	Sandbox() protocol.PluginSandbox
 }
