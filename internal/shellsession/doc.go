@@ -7,7 +7,7 @@
 //
 // # Lifetime
 //
-// A session is `bash --norc --noprofile -i` on a PTY (github.com/creack/pty)
+// A session is `bash --norc --noprofile -i` on a PTY (terminal_linux.go)
 // started by sandbox.Start with the session's policy, the scrubbed
 // environment, the per-call limits and the kill guarantee: the shell leads
 // its own session with the PTY as its controlling terminal and runs in a

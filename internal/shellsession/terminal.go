@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/creack/pty"
 	"golang.org/x/sys/unix"
 )
 
@@ -29,37 +28,16 @@ var errNoTerminal error
 // with the sidecar, in the runtime's poller, so reads and writes take
 // deadlines.
 func openTerminal() (leader, follower *os.File, err error) {
-	l, f, err := pty.Open()
+	leader, follower, err = openPTY()
 	if err != nil {
 		return nil, nil, fmt.Errorf("opening a pseudo-terminal: %w", err)
 	}
-	// pty.Open's ioctls went through Fd(), which leaves a descriptor in
-	// blocking mode; a duplicate set non-blocking is pollable again.
-	leader, err = pollable(l)
-	if err == nil {
-		err = prepareFollower(f)
-	}
-	if err != nil {
-		if leader != nil {
-			leader.Close()
-		}
-		f.Close()
+	if err := prepareFollower(follower); err != nil {
+		leader.Close()
+		follower.Close()
 		return nil, nil, err
 	}
-	return leader, f, nil
-}
-
-func pollable(f *os.File) (*os.File, error) {
-	defer f.Close()
-	fd, err := unix.FcntlInt(f.Fd(), unix.F_DUPFD_CLOEXEC, 0)
-	if err != nil {
-		return nil, fmt.Errorf("duplicating the terminal: %w", err)
-	}
-	if err := unix.SetNonblock(fd, true); err != nil {
-		unix.Close(fd)
-		return nil, fmt.Errorf("terminal: %w", err)
-	}
-	return os.NewFile(uintptr(fd), f.Name()), nil
+	return leader, follower, nil
 }
 
 func prepareFollower(f *os.File) error {
