@@ -10,8 +10,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-
-	"github.com/sourcegraph/jsonrpc2"
 )
 
 // server supervises one configured language server: it starts the process
@@ -245,7 +243,7 @@ func (s *server) launch() (*client, Process, *tail, error) {
 	if err == nil {
 		return cl, proc, stderr, nil
 	}
-	if errors.Is(err, jsonrpc2.ErrClosed) { // it closed stdout: say how it ended, within the start timeout
+	if lostServer(err) { // it closed stdout or stdin: say how it ended, within the start timeout
 		select {
 		case <-proc.Done():
 			err = errors.New("exited: " + proc.Exit())

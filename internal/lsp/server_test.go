@@ -201,3 +201,58 @@ func TestInitializeTimeout(t *testing.T) {
 		t.Errorf("check = %+v", c)
 	}
 }
+
+// exitingLauncher starts a server that exits with status 3 without
+// reading a byte: its stdin is closed at once, so the initialize write
+// finds the pipe broken, and the process is reaped a moment later.
+type exitingLauncher struct{}
+
+type exitedProcess struct {
+	stdinW, stdoutR *os.File
+	done            chan struct{}
+}
+
+func (exitingLauncher) Launch([]string, string, []string, []string) (Process, error) {
+	inR, inW, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	inR.Close()
+	p := &exitedProcess{stdinW: inW, stdoutR: outR, done: make(chan struct{})}
+	go func() {
+		time.Sleep(50 * time.Millisecond) // reaped after the write failed
+		outW.Close()
+		close(p.done)
+	}()
+	return p, nil
+}
+
+func (p *exitedProcess) Stdin() io.WriteCloser { return p.stdinW }
+func (p *exitedProcess) Stdout() io.ReadCloser { return p.stdoutR }
+func (p *exitedProcess) Stderr() io.ReadCloser { return io.NopCloser(strings.NewReader("")) }
+func (p *exitedProcess) Done() <-chan struct{} { return p.done }
+func (p *exitedProcess) Exit() string          { return "exit status 3" }
+func (p *exitedProcess) Stop(time.Duration)    {}
+
+// TestServerThatExitsAtStartSaysHow: a server gone before it read
+// initialize is reported by how it ended, not by the broken pipe the
+// write met first, however the two interleave (the start timeout bounds
+// the wait for its exit).
+func TestServerThatExitsAtStartSaysHow(t *testing.T) {
+	ws := t.TempDir()
+	m := New([]Spec{{Name: "fake", Command: "fake", FilePatterns: []string{"**/*.fk"}}}, nil, Options{
+		Workspace: ws, Launcher: exitingLauncher{}, CacheRoot: t.TempDir(), TempRoot: t.TempDir(),
+		StartTimeout: time.Minute, RequestTimeout: time.Minute, StopGrace: time.Second,
+	}, zerolog.Nop())
+	t.Cleanup(func() { m.Close(0) })
+	f := filepath.Join(ws, "a.fk")
+	os.WriteFile(f, []byte("x\n"), 0o644)
+	_, err := m.Run(context.Background(), Request{Operation: "definition", Path: f, Line: 1, Symbol: "x"})
+	if err == nil || !strings.Contains(err.Error(), "failed to initialize: exited: exit status 3") {
+		t.Fatalf("err = %v", err)
+	}
+}
