@@ -31,6 +31,10 @@ func TestOpenPTYPairsLeaderAndFollower(t *testing.T) {
 	if got := strconv.FormatUint(uint64(unix.Minor(st.Rdev)+256*(unix.Major(st.Rdev)-136)), 10); got != n {
 		t.Errorf("follower is pts %s, named %s", got, n)
 	}
+	tio, err := unix.IoctlGetTermios(int(follower.Fd()), unix.TCGETS)
+	if err != nil || tio.Lflag&unix.ECHO != 0 {
+		t.Errorf("follower termios: echo %v, %v; want echo off", err == nil && tio.Lflag&unix.ECHO != 0, err)
+	}
 	if _, err := follower.Write([]byte("ping\n")); err != nil {
 		t.Fatal(err)
 	}
